@@ -1,0 +1,28 @@
+// Applies the numbered files of migrations/ in order, each once, under an advisory lock so
+// several instances starting together do not race. A failing migration throws: start-up stops.
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Database } from './sql-client.ts';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+const MIGRATION_LOCK = 7_246_001;
+
+export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const files = (await readdir(dir)).filter((name) => /^\d+_.+\.sql$/.test(name)).sort();
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+    const applied: string[] = [];
+    for (const file of files.filter((name) => !done.has(name))) {
+      try {
+        await tx.exec(await readFile(`${dir}/${file}`, 'utf8'));
+      } catch (error) {
+        throw new Error(`migration ${file} failed: ${(error as Error).message}`, { cause: error });
+      }
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [file]);
+      applied.push(file);
+    }
+    return applied;
+  });
+}

@@ -1,0 +1,20 @@
+// Opens the configured database and brings its schema up to date.
+import type { DatabaseConfig } from '../../config.ts';
+import { migrate } from './migrate.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
+import type { Database } from './sql-client.ts';
+
+export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+  return config.kind === 'postgres' ? openPostgres(config.url) : openPglite(config.dataDir);
+}
+
+export async function openMigratedDatabase(config: DatabaseConfig): Promise<{ db: Database; applied: string[] }> {
+  const db = await openDatabase(config);
+  try {
+    return { db, applied: await migrate(db) };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+// PostgreSQL through a `pg` pool: what production and several service instances share.
+import pg from 'pg';
+import { DatabaseUnavailableError, type Database, type SqlClient, type SqlParam } from './sql-client.ts';
+
+// Connection-level failures (refused, reset, terminated, admin shutdown) as opposed to SQL errors.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  if (code !== undefined) return UNAVAILABLE_CODES.has(code);
+  return error instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(error.message);
+}
+
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+  }
+}
+
+function client(target: pg.Pool | pg.PoolClient): SqlClient {
+  return {
+    async query<Row>(sql: string, params: SqlParam[] = []) {
+      return guarded(async () => (await target.query(sql, params)).rows as Row[]);
+    },
+    async exec(sql: string) {
+      await guarded(() => target.query(sql));
+    },
+  };
+}
+
+export function openPostgres(url: string, poolSize = 10): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  return {
+    kind: 'postgres',
+    ...client(pool),
+    async transaction(work) {
+      const connection = await guarded(() => pool.connect());
+      try {
+        await connection.query('BEGIN');
+        const result = await work(client(connection));
+        await connection.query('COMMIT');
+        return result;
+      } catch (error) {
+        await connection.query('ROLLBACK').catch(() => {});
+        throw isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+      } finally {
+        connection.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

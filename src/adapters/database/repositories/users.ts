@@ -1,0 +1,47 @@
+// Users, each read together with the subscription that decides its tier.
+import type { User, UsersRepository } from '../../../domain/ports.ts';
+import type { SqlClient } from '../sql-client.ts';
+import { SUBSCRIPTION_COLUMNS, toUser, type UserRow } from './rows.ts';
+
+// The subscription that decides the tier: a live one first, then the newest.
+const WITH_SUBSCRIPTION = (users: string) => `
+  SELECT u.id, u.idp_id, u.email, u.plan, u.payments_customer_id, u.created_at, ${SUBSCRIPTION_COLUMNS}
+  FROM ${users} u
+  LEFT JOIN LATERAL (
+    SELECT * FROM subscriptions
+    WHERE user_id = u.id
+    ORDER BY status IN ('active', 'trialing', 'past_due') DESC, created_at DESC
+    LIMIT 1
+  ) s ON true`;
+
+// Insert, or update the e-mail only when it changed; the UNION returns the row either way in one
+// round trip. A concurrent first insert can be invisible to this statement's snapshot, hence the
+// plain re-read in upsertByIdpId.
+const UPSERT = `
+  WITH written AS (
+    INSERT INTO users (idp_id, email) VALUES ($1, $2)
+    ON CONFLICT (idp_id) DO UPDATE SET email = EXCLUDED.email, updated_at = now()
+      WHERE users.email IS DISTINCT FROM EXCLUDED.email
+    RETURNING *
+  ), found AS (
+    SELECT * FROM written
+    UNION ALL
+    SELECT * FROM users WHERE idp_id = $1 AND NOT EXISTS (SELECT 1 FROM written)
+  )
+  ${WITH_SUBSCRIPTION('found')}`;
+
+export function usersRepository(db: SqlClient): UsersRepository {
+  const one = async (sql: string, params: string[]): Promise<User | null> => {
+    const [row] = await db.query<UserRow>(sql, params);
+    return row ? toUser(row) : null;
+  };
+  return {
+    async upsertByIdpId(idpId, email) {
+      const user = (await one(UPSERT, [idpId, email])) ?? (await one(`${WITH_SUBSCRIPTION('users')} WHERE u.idp_id = $1`, [idpId]));
+      if (user === null) throw new Error('user vanished between upsert and read');
+      return user;
+    },
+    findById: (id) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.id = $1`, [id]),
+    findByCustomerId: (customerId) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.payments_customer_id = $1`, [customerId]),
+  };
+}

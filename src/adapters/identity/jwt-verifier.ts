@@ -1,0 +1,73 @@
+// Verifies access tokens with jose: signature against the issuer's keys, an allow-list of
+// asymmetric algorithms (no HS*, no `none`), iss, aud, exp and nbf with a small clock tolerance.
+// The development identity provider goes through exactly this code; only the key source differs.
+import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { DomainError } from '../../domain/errors.ts';
+import type { Principal, TokenVerifier } from '../../domain/ports.ts';
+
+export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const CLOCK_TOLERANCE_SECONDS = 30;
+const MAX_CLAIM_LENGTH = { sub: 255, email: 320 };
+
+export interface JwtVerifierOptions {
+  issuer: string;
+  audience: string;
+  keys: JWTVerifyGetKey;
+  emailClaim: string;
+  /** Asked for the e-mail when the token carries none (the issuer's userinfo endpoint). */
+  fetchEmail?: (token: string) => Promise<string | null>;
+  onKeyFetchError?: (error: Error) => void;
+}
+
+function invalid(reason: string): DomainError {
+  return new DomainError('invalid_token', 'Invalid token', { reason });
+}
+
+function claimText(payload: JWTPayload, claim: string, maxLength: number): string | null {
+  const value = payload[claim];
+  if (typeof value !== 'string' || value === '') return null;
+  if (value.length > maxLength) throw invalid(`${claim} claim too long`);
+  return value;
+}
+
+function isKeyFetchFailure(error: unknown): error is Error {
+  return error instanceof joseErrors.JWKSTimeout || (error instanceof Error && !(error instanceof joseErrors.JOSEError));
+}
+
+export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
+  const verifyOptions = {
+    issuer: options.issuer,
+    audience: options.audience,
+    algorithms: ALLOWED_ALGORITHMS,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ['exp', 'sub'],
+  };
+  async function emailFromIssuer(token: string): Promise<string | null> {
+    if (!options.fetchEmail) return null;
+    try {
+      return await options.fetchEmail(token);
+    } catch {
+      throw invalid('userinfo endpoint did not answer with an e-mail');
+    }
+  }
+  async function email(payload: JWTPayload, token: string): Promise<string> {
+    const fromClaim = claimText(payload, options.emailClaim, MAX_CLAIM_LENGTH.email);
+    const found = fromClaim ?? (await emailFromIssuer(token));
+    if (found === null || found.length > MAX_CLAIM_LENGTH.email) throw invalid('token carries no e-mail');
+    return found;
+  }
+  return {
+    async verify(token: string): Promise<Principal> {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, options.keys, verifyOptions));
+      } catch (error) {
+        if (isKeyFetchFailure(error)) options.onKeyFetchError?.(error);
+        throw invalid(error instanceof joseErrors.JOSEError ? error.code : 'verification failed');
+      }
+      const idpId = claimText(payload, 'sub', MAX_CLAIM_LENGTH.sub);
+      if (idpId === null) throw invalid('token has no subject');
+      return { idpId, email: await email(payload, token) };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// buildApp: everything a request meets. server.ts and the tests call this same function, so the
+// tests run the production settings (parsers, limits, error handling, serializers).
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Store, TokenVerifier } from './domain/ports.ts';
+import type { UserService } from './domain/users/user-service.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import { usersRoutes } from './http/routes/users.ts';
+import { NAMED_SCHEMAS } from './http/schemas.ts';
+
+export interface Services {
+  store: Store;
+  verifier: TokenVerifier;
+  users: UserService;
+  /** Development-only routes (the embedded identity provider's JWKS, say); empty in production. */
+  devRoutes: FastifyPluginAsync[];
+}
+
+export interface AppOptions {
+  logLevel: string;
+}
+
+const BODY_LIMIT = 64 * 1024;
+
+export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel, redact: ['req.headers.authorization', 'req.headers["stripe-signature"]'] },
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: 'x-request-id',
+    // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
+    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerJsonBodyParser(app);
+  registerErrorHandling(app);
+  for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
+  await registerOpenApi(app);
+
+  await app.register(healthRoutes(services.store));
+  await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
+  for (const plugin of services.devRoutes) await app.register(plugin);
+  return app;
+}

@@ -1,0 +1,211 @@
+// The one place that reads the environment. Every variable is parsed and checked here,
+// so a bad setting stops start-up with one line naming it, never half-way through a request.
+import { resolve } from 'node:path';
+
+export type DatabaseConfig =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'pglite'; dataDir: string | null }; // null: in memory
+
+export type IdentityConfig =
+  | { kind: 'dev'; audience: string; emailClaim: string }
+  | { kind: 'oidc'; issuer: string; audience: string; jwksUrl: string | null; emailClaim: string };
+
+export type PaymentsConfig =
+  | { kind: 'simulator'; apiKey: string; simulatorPort: number; livemode: false }
+  | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
+
+export interface Config {
+  nodeEnv: 'production' | 'development' | 'test';
+  host: string;
+  port: number;
+  logLevel: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  identity: IdentityConfig;
+  payments: PaymentsConfig;
+  webhookSecrets: string[];
+  /** Tier name -> price id, in the order given; the first is the default plan. */
+  prices: ReadonlyMap<string, string>;
+  defaultPlan: string;
+  appUrl: string;
+  allowedOrigins: string[];
+  webConcurrency: number;
+  graceDays: number;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The embedded payment simulator's own credentials: development only, refused in production. */
+export const SIMULATOR_API_KEY = 'sk_test_simulator';
+export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';
+export const SIMULATOR_PRICES = 'pro=price_sim_pro,team=price_sim_team';
+export const DEV_IDP_AUDIENCE = 'billing-service-dev';
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function httpUrl(name: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return url;
+}
+
+function nodeEnv(env: Env): Config['nodeEnv'] {
+  const value = text(env, 'NODE_ENV') ?? 'development';
+  if (value !== 'production' && value !== 'development' && value !== 'test') {
+    throw new ConfigError('NODE_ENV', `must be production, development or test, got "${value}"`);
+  }
+  return value;
+}
+
+function database(env: Env, dataDir: string): DatabaseConfig {
+  const url = text(env, 'DATABASE_URL');
+  if (url === undefined) return { kind: 'pglite', dataDir: resolve(dataDir, 'pglite') };
+  if (url === 'memory://') return { kind: 'pglite', dataDir: null };
+  if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url };
+  throw new ConfigError('DATABASE_URL', 'must be postgres://..., postgresql://... or memory://');
+}
+
+function identity(env: Env, production: boolean): IdentityConfig {
+  const emailClaim = text(env, 'IDP_EMAIL_CLAIM') ?? 'email';
+  const issuer = text(env, 'IDP_ISSUER');
+  const audience = text(env, 'IDP_AUDIENCE');
+  const jwksUrl = text(env, 'IDP_JWKS_URL');
+  if (issuer === undefined) {
+    if (production) throw new ConfigError('IDP_ISSUER', 'is required when NODE_ENV=production (the development identity provider is refused)');
+    if (jwksUrl !== undefined) throw new ConfigError('IDP_JWKS_URL', 'needs IDP_ISSUER to be set');
+    return { kind: 'dev', audience: audience ?? DEV_IDP_AUDIENCE, emailClaim };
+  }
+  httpUrl('IDP_ISSUER', issuer);
+  if (audience === undefined) throw new ConfigError('IDP_AUDIENCE', 'is required when IDP_ISSUER is set');
+  if (jwksUrl !== undefined) httpUrl('IDP_JWKS_URL', jwksUrl);
+  return { kind: 'oidc', issuer, audience, jwksUrl: jwksUrl ?? null, emailClaim };
+}
+
+function payments(env: Env, production: boolean): PaymentsConfig {
+  const apiKey = text(env, 'PAYMENTS_API_KEY');
+  const apiBase = text(env, 'PAYMENTS_API_BASE');
+  if (apiBase !== undefined) httpUrl('PAYMENTS_API_BASE', apiBase);
+  if (apiKey === undefined) {
+    if (production) throw new ConfigError('PAYMENTS_API_KEY', 'is required when NODE_ENV=production (the payment simulator is refused)');
+    if (apiBase !== undefined) throw new ConfigError('PAYMENTS_API_BASE', 'needs PAYMENTS_API_KEY to be set');
+    const simulatorPort = integer(env, 'PAYMENTS_SIMULATOR_PORT', 12111, 0, 65535);
+    return { kind: 'simulator', apiKey: SIMULATOR_API_KEY, simulatorPort, livemode: false };
+  }
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(apiKey)) {
+    throw new ConfigError('PAYMENTS_API_KEY', 'must be a secret or restricted key (sk_test_..., sk_live_..., rk_...)');
+  }
+  return { kind: 'stripe', apiKey, apiBase: apiBase ?? null, livemode: apiKey.includes('_live_') };
+}
+
+function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig): string[] {
+  const raw = text(env, 'PAYMENTS_WEBHOOK_SECRET');
+  if (raw === undefined) {
+    if (paymentsConfig.kind === 'stripe') throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'is required when PAYMENTS_API_KEY is set');
+    return [SIMULATOR_WEBHOOK_SECRET];
+  }
+  const secrets = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (secrets.length === 0 || secrets.some((s) => !/^whsec_\S+$/.test(s))) {
+    throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'must be one or more comma-separated whsec_... secrets');
+  }
+  return secrets;
+}
+
+function prices(env: Env, paymentsConfig: PaymentsConfig): Map<string, string> {
+  const raw = text(env, 'BILLING_PRICES');
+  if (raw === undefined && paymentsConfig.kind === 'stripe') {
+    throw new ConfigError('BILLING_PRICES', 'is required when PAYMENTS_API_KEY is set (e.g. pro=price_123)');
+  }
+  const result = new Map<string, string>();
+  for (const entry of (raw ?? SIMULATOR_PRICES).split(',')) {
+    const match = /^\s*([a-z][a-z0-9_-]*)\s*=\s*(price_[A-Za-z0-9_]+)\s*$/.exec(entry);
+    if (!match) throw new ConfigError('BILLING_PRICES', `must look like "pro=price_123,team=price_456", got "${entry.trim()}"`);
+    const [, tier, priceId] = match as unknown as [string, string, string];
+    if (tier === 'free') throw new ConfigError('BILLING_PRICES', 'cannot name a tier "free": it is the unpaid tier');
+    if (result.has(tier)) throw new ConfigError('BILLING_PRICES', `names tier "${tier}" twice`);
+    result.set(tier, priceId);
+  }
+  return result;
+}
+
+function origins(env: Env, appUrl: URL): string[] {
+  const raw = text(env, 'BILLING_ALLOWED_ORIGINS');
+  if (raw === undefined) return [appUrl.origin];
+  return raw.split(',').map((entry) => {
+    const url = httpUrl('BILLING_ALLOWED_ORIGINS', entry.trim());
+    if (url.origin !== entry.trim().replace(/\/$/, '')) {
+      throw new ConfigError('BILLING_ALLOWED_ORIGINS', `must list bare origins like https://app.example.com, got "${entry.trim()}"`);
+    }
+    return url.origin;
+  });
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: Env): string {
+  const value = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(value)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const mode = nodeEnv(env);
+  const production = mode === 'production';
+  const port = integer(env, 'PORT', 8000, 0, 65535);
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const dataDir = resolve(text(env, 'DATA_DIR') ?? './.data');
+  const db = database(env, dataDir);
+  const paymentsConfig = payments(env, production);
+  const priceMap = prices(env, paymentsConfig);
+  const defaultPlan = text(env, 'BILLING_DEFAULT_PLAN') ?? [...priceMap.keys()][0]!;
+  if (!priceMap.has(defaultPlan)) {
+    throw new ConfigError('BILLING_DEFAULT_PLAN', `must be one of the tiers of BILLING_PRICES (${[...priceMap.keys()].join(', ')}), got "${defaultPlan}"`);
+  }
+  const appUrl = httpUrl('APP_URL', text(env, 'APP_URL') ?? `http://127.0.0.1:${port === 0 ? 8000 : port}`);
+  const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
+  if (webConcurrency > 1 && db.kind === 'pglite') {
+    throw new ConfigError('WEB_CONCURRENCY', 'above 1 needs DATABASE_URL=postgres://... (the embedded database is single-process)');
+  }
+  return Object.freeze({
+    nodeEnv: mode,
+    host,
+    port,
+    logLevel: logLevel(env),
+    dataDir,
+    database: db,
+    identity: identity(env, production),
+    payments: paymentsConfig,
+    webhookSecrets: webhookSecrets(env, paymentsConfig),
+    prices: priceMap,
+    defaultPlan,
+    appUrl: appUrl.href.replace(/\/$/, ''),
+    allowedOrigins: origins(env, appUrl),
+    webConcurrency,
+    graceDays: integer(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
+  });
+}

@@ -1,0 +1,71 @@
+// The embedded development identity provider: an ES256 key generated once and kept under
+// DATA_DIR, a JWKS, and a token minter. The service verifies its tokens with the same
+// jwt-verifier as any real issuer; only the key source is local.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+
+const ALGORITHM = 'ES256';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+export async function generateSigningKey(algorithm = ALGORITHM): Promise<SigningKey & { privateJwk: JWK }> {
+  const { privateKey, publicKey } = await generateKeyPair(algorithm, { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk);
+  return { kid, privateKey, privateJwk: await exportJWK(privateKey), publicJwk: { ...publicJwk, kid, alg: algorithm, use: 'sig' } };
+}
+
+/** Loads the key kept under dataDir, creating it on first use (mode 0600: it is a private key). */
+export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
+  const file = join(dataDir, 'dev-idp-signing-key.json');
+  try {
+    const stored = JSON.parse(await readFile(file, 'utf8')) as { privateJwk: JWK; publicJwk: JWK };
+    const privateKey = (await importJWK(stored.privateJwk, ALGORITHM)) as CryptoKey;
+    return { kid: stored.publicJwk.kid!, privateKey, publicJwk: stored.publicJwk };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = await generateSigningKey();
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, JSON.stringify({ privateJwk: key.privateJwk, publicJwk: key.publicJwk }), { mode: 0o600 });
+  return key;
+}
+
+export interface TokenClaims {
+  sub: string;
+  email?: string;
+  issuer: string;
+  audience: string;
+  ttlSeconds?: number;
+  extra?: Record<string, unknown>;
+}
+
+export function signToken(key: SigningKey, claims: TokenClaims): Promise<string> {
+  const payload = { ...claims.extra, ...(claims.email === undefined ? {} : { email: claims.email }) };
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: key.publicJwk.alg ?? ALGORITHM, kid: key.kid, typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuer(claims.issuer)
+    .setAudience(claims.audience)
+    .setIssuedAt()
+    .setExpirationTime(`${claims.ttlSeconds ?? 3600}s`)
+    .sign(key.privateKey);
+}
+
+export function jwksOf(...keys: SigningKey[]): JSONWebKeySet {
+  return { keys: keys.map((key) => key.publicJwk) };
+}
+
+export function localKeys(key: SigningKey): JWTVerifyGetKey {
+  return createLocalJWKSet(jwksOf(key));
+}
+
+/** The dev issuer's identifier: the service's own address, under which it publishes its JWKS. */
+export function devIssuerUrl(host: string, port: number): string {
+  return `http://${host}:${port}/dev/idp`;
+}

@@ -1,0 +1,61 @@
+// The one function from a subscription to a tier, used by the profile, the checkout guard and
+// the webhook handlers alike, so they can never disagree.
+import type { SubscriptionState } from '../ports.ts';
+
+export type SubscriptionStatus =
+  | 'active'
+  | 'trialing'
+  | 'past_due'
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'unpaid'
+  | 'canceled'
+  | 'paused';
+
+export const FREE_TIER = 'free';
+const DAY_MS = 86_400_000;
+
+export interface TierPolicy {
+  /** Price id -> tier name. */
+  tierByPrice: ReadonlyMap<string, string>;
+  graceDays: number;
+}
+
+type Billing = Pick<SubscriptionState, 'status' | 'priceId' | 'cancelAtPeriodEnd' | 'currentPeriodEnd' | 'paymentFailedAt'>;
+
+function paidTier(subscription: Billing, policy: TierPolicy): string {
+  return (subscription.priceId && policy.tierByPrice.get(subscription.priceId)) || FREE_TIER;
+}
+
+function periodOver(subscription: Billing, now: Date): boolean {
+  return subscription.currentPeriodEnd !== null && subscription.currentPeriodEnd <= now;
+}
+
+export function tierOf(subscription: Billing | null, policy: TierPolicy, now = new Date()): string {
+  if (subscription === null) return FREE_TIER;
+  switch (subscription.status) {
+    case 'active':
+    case 'trialing':
+      // Canceled at period end: paid until the period ends, even if the deletion event is late.
+      return subscription.cancelAtPeriodEnd && periodOver(subscription, now) ? FREE_TIER : paidTier(subscription, policy);
+    case 'past_due': {
+      const failedAt = subscription.paymentFailedAt?.getTime() ?? now.getTime();
+      return now.getTime() - failedAt < policy.graceDays * DAY_MS ? paidTier(subscription, policy) : FREE_TIER;
+    }
+    case 'incomplete':
+    case 'incomplete_expired':
+    case 'unpaid':
+    case 'canceled':
+    case 'paused':
+      return FREE_TIER;
+    default: {
+      const unknown: never = subscription.status;
+      throw new Error(`unknown subscription status ${String(unknown)}`);
+    }
+  }
+}
+
+/** Statuses that block a second checkout: the user already has (or is paying for) a subscription. */
+export function blocksNewCheckout(status: SubscriptionStatus): boolean {
+  return status === 'active' || status === 'trialing' || status === 'past_due';
+}

@@ -1,0 +1,22 @@
+// The error catalogue: domain code throws these codes; the HTTP layer alone maps them to statuses.
+export type ErrorCode =
+  | 'not_authenticated'
+  | 'invalid_token'
+  | 'invalid_redirect_url'
+  | 'subscription_active'
+  | 'invalid_signature'
+  | 'payload_too_large'
+  | 'payments_unavailable'
+  | 'database_unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra facts the HTTP layer may show (never secrets), e.g. which field was wrong. */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}

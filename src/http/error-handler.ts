@@ -1,0 +1,66 @@
+// One place maps every error to a response. Domain codes map exhaustively; validation failures
+// become FastAPI's 422; anything unexpected is logged with the request id and answered with a
+// plain 500 that shows nothing of the cause.
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError, type ErrorCode } from '../domain/errors.ts';
+import { DatabaseUnavailableError } from '../adapters/database/sql-client.ts';
+import { JsonBodyError } from './json-body.ts';
+import { fieldError, jsonDecodeError, toValidationErrors, type ValidationErrorItem } from './validation-errors.ts';
+
+interface Rendered {
+  status: number;
+  detail: string | ValidationErrorItem[];
+  headers?: Record<string, string>;
+}
+
+function renderDomain(error: DomainError): Rendered {
+  const code: ErrorCode = error.code;
+  switch (code) {
+    case 'not_authenticated':
+      return { status: 401, detail: 'Not authenticated', headers: { 'www-authenticate': 'Bearer' } };
+    case 'invalid_token':
+      return { status: 401, detail: 'Invalid token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } };
+    case 'invalid_redirect_url': {
+      const { field, input } = error.details as { field: string; input: unknown };
+      return { status: 422, detail: [fieldError(field, 'url_not_allowed', error.message, input)] };
+    }
+    case 'subscription_active':
+      return { status: 409, detail: error.message };
+    case 'invalid_signature':
+      return { status: 400, detail: error.message };
+    case 'payload_too_large':
+      return { status: 413, detail: error.message };
+    case 'payments_unavailable':
+      return { status: 502, detail: error.message };
+    case 'database_unavailable':
+      return { status: 503, detail: error.message };
+    default: {
+      const unknown: never = code;
+      throw new Error(`unmapped error code ${String(unknown)}`);
+    }
+  }
+}
+
+function render(error: FastifyError, body: unknown): Rendered | null {
+  if (error instanceof DomainError) return renderDomain(error);
+  if (error instanceof JsonBodyError) return { status: 422, detail: [jsonDecodeError(error.position, error.reason)] };
+  if (error instanceof DatabaseUnavailableError) return { status: 503, detail: 'Database unavailable' };
+  if (error.validation) return { status: 422, detail: toValidationErrors(error.validation, error.validationContext ?? 'body', body) };
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, detail: 'Request body too large' };
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { status, detail: error.message };
+  return null;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply: FastifyReply) => {
+    const rendered = render(error, request.body);
+    if (rendered === null) {
+      request.log.error({ err: error }, 'unhandled error');
+      return reply.status(500).send({ detail: 'Internal Server Error' });
+    }
+    if (rendered.status >= 500) request.log.warn({ err: error }, 'dependency unavailable');
+    return reply.status(rendered.status).headers(rendered.headers ?? {}).send({ detail: rendered.detail });
+  });
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
+}

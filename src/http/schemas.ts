@@ -1,0 +1,63 @@
+// Shared response and request schemas, named as in the interface document. They are registered
+// once (app.addSchema) and referenced by $id, so /openapi.json lists them under these names and
+// Fastify's serializer only ever emits the declared fields.
+import { Type } from 'typebox';
+
+export const UserSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Identifier of the user' }),
+    idp_id: Type.String({ description: 'Identifier of the user at the identity provider' }),
+    email: Type.String({ format: 'email', description: 'E-mail address of the user' }),
+    tier: Type.String({ description: 'Subscription tier: "free" or a tier of BILLING_PRICES' }),
+    created_at: Type.String({ format: 'date-time', description: 'Creation time of the user' }),
+  },
+  { $id: 'User', additionalProperties: false },
+);
+
+export const CheckoutRequestSchema = Type.Object(
+  {
+    success_url: Type.Optional(Type.String({ description: 'Where the provider sends the user after a completed checkout' })),
+    cancel_url: Type.Optional(Type.String({ description: 'Where the provider sends the user after a cancelled checkout' })),
+  },
+  { $id: 'CheckoutRequest' },
+);
+
+export const CheckoutResponseSchema = Type.Object(
+  { url: Type.String({ description: 'Address of the checkout session' }) },
+  { $id: 'CheckoutResponse', additionalProperties: false },
+);
+
+export const ValidationErrorSchema = Type.Object(
+  {
+    loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+    msg: Type.String(),
+    type: Type.String(),
+    input: Type.Optional(Type.Unknown()),
+    ctx: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { $id: 'ValidationError' },
+);
+
+export const HTTPValidationErrorSchema = Type.Object(
+  { detail: Type.Optional(Type.Array(Type.Ref('ValidationError'))) },
+  { $id: 'HTTPValidationError' },
+);
+
+export const ErrorDetailSchema = Type.Object({ detail: Type.String() }, { $id: 'ErrorDetail' });
+
+export const WebhookResponseSchema = Type.Object({}, { $id: 'WebhookResponse', additionalProperties: Type.String() });
+
+export const NAMED_SCHEMAS = [
+  UserSchema,
+  CheckoutRequestSchema,
+  CheckoutResponseSchema,
+  ValidationErrorSchema,
+  HTTPValidationErrorSchema,
+  ErrorDetailSchema,
+  WebhookResponseSchema,
+];
+
+export const ref = (id: string) => ({ $ref: `${id}#` });
+
+/** The 401 answers every authenticated operation can give. */
+export const AUTH_RESPONSES = { 401: ref('ErrorDetail') };

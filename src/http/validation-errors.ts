@@ -1,0 +1,70 @@
+// Renders request validation failures the way FastAPI/Pydantic v2 does, so clients written for
+// that shape work unchanged: {"detail":[{"type","loc","msg","input","ctx"?}]}.
+import type { FastifySchemaValidationError } from 'fastify';
+
+export interface ValidationErrorItem {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+const TYPE_ERRORS: Record<string, [type: string, msg: string]> = {
+  string: ['string_type', 'Input should be a valid string'],
+  integer: ['int_type', 'Input should be a valid integer'],
+  number: ['float_type', 'Input should be a valid number'],
+  boolean: ['bool_type', 'Input should be a valid boolean'],
+  array: ['list_type', 'Input should be a valid list'],
+  object: ['dict_type', 'Input should be a valid dictionary'],
+};
+
+function pathOf(instancePath: string): string[] {
+  return instancePath === '' ? [] : instancePath.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function valueAt(root: unknown, path: string[]): unknown {
+  return path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), root);
+}
+
+function describe(error: FastifySchemaValidationError, root: unknown, path: string[]): Omit<ValidationErrorItem, 'loc'> & { at: string[] } {
+  const input = valueAt(root, path);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { at: [...path, String(params.missingProperty)], type: 'missing', msg: 'Field required', input: input ?? null };
+    case 'type': {
+      if (path.length === 0 && params.type === 'object') {
+        return input === undefined || input === null
+          ? { at: path, type: 'missing', msg: 'Field required', input: null }
+          : { at: path, type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract attributes from', input };
+      }
+      const [type, msg] = TYPE_ERRORS[String(params.type)] ?? ['value_error', `Input should be of type ${String(params.type)}`];
+      return { at: path, type, msg, input };
+    }
+    case 'maxLength':
+      return { at: path, type: 'string_too_long', msg: `String should have at most ${String(params.limit)} characters`, input, ctx: { max_length: params.limit } };
+    case 'minLength':
+      return { at: path, type: 'string_too_short', msg: `String should have at least ${String(params.limit)} characters`, input, ctx: { min_length: params.limit } };
+    default:
+      return { at: path, type: 'value_error', msg: error.message ?? 'Invalid value', input };
+  }
+}
+
+/** Maps Fastify's (ajv's) errors for one part of the request ("body", "query", ...) to FastAPI items. */
+export function toValidationErrors(errors: FastifySchemaValidationError[], part: string, root: unknown): ValidationErrorItem[] {
+  return errors.map((error) => {
+    const { at, ...item } = describe(error, root, pathOf(error.instancePath));
+    return { type: item.type, loc: [part, ...at], msg: item.msg, input: item.input, ...(item.ctx ? { ctx: item.ctx } : {}) };
+  });
+}
+
+/** FastAPI's answer to a body that is not JSON at all. */
+export function jsonDecodeError(position: number, reason: string): ValidationErrorItem {
+  return { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: reason } };
+}
+
+/** One item for a field the domain rejected (a redirect URL, say). */
+export function fieldError(field: string, type: string, msg: string, input: unknown): ValidationErrorItem {
+  return { type, loc: ['body', field], msg, input };
+}

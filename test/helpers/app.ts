@@ -1,0 +1,47 @@
+// buildTestApp(): the production buildApp and composition, on a fresh database (PGlite in memory
+// or a new PostgreSQL database), with the development identity provider minting real tokens.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { compose, type Composition } from '../../src/composition.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { devIssuerUrl, loadOrCreateSigningKey, signToken, type TokenClaims } from '../../src/dev/identity-provider.ts';
+import { createTestDatabase } from './database.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Readonly<Config>;
+  composition: Composition;
+  /** The service's environment, to start more processes on the same database. */
+  env: Record<string, string>;
+  token(sub: string, email?: string, claims?: Partial<TokenClaims>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'billing-test-'));
+  const fullEnv = { NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', PAYMENTS_SIMULATOR_PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database.url, ...env };
+  const config = loadConfig(fullEnv);
+  const composition = await compose(config);
+  const app = await buildApp(composition.services, { logLevel: config.logLevel });
+  const key = await loadOrCreateSigningKey(dataDir);
+  return {
+    app,
+    config,
+    composition,
+    env: fullEnv,
+    token: (sub, email = `${sub}@example.com`, claims = {}) =>
+      signToken(key, { sub, email, issuer: devIssuerUrl(config.host, config.port), audience: config.identity.audience, ...claims }),
+    async close() {
+      await app.close();
+      await composition.close();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
