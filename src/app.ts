@@ -25,17 +25,23 @@ export interface AppOptions {
 
 const BODY_LIMIT = 64 * 1024;
 
-export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+/** The Fastify instance with the production settings, parsers and error handling, before any route. */
+export function createFastify(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: { level: options.logLevel, redact: ['req.headers.authorization', 'req.headers["stripe-signature"]'] },
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+  return app;
+}
+
+export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const app = createFastify(options);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
 
