@@ -11,6 +11,8 @@ CREATE TABLE subscriptions (
   payment_failed_at timestamptz,
   created_at timestamptz NOT NULL,
   event_created bigint NOT NULL,
+  -- Set when this state was re-read from the provider: events created before it are older.
+  synced_at timestamptz,
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX subscriptions_user_id ON subscriptions (user_id);
@@ -23,6 +25,7 @@ CREATE TABLE checkout_sessions (
   price_id text NOT NULL,
   success_url text NOT NULL,
   cancel_url text NOT NULL,
+  status text NOT NULL DEFAULT 'open',
   expires_at timestamptz NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );

@@ -2,25 +2,33 @@
 // tests run the production settings (parsers, limits, error handling, serializers).
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Store, TokenVerifier } from './domain/ports.ts';
+import type { Logger } from 'pino';
+import type { CheckoutService } from './domain/billing/checkout-service.ts';
+import type { PaymentsProvider, Store, TokenVerifier } from './domain/ports.ts';
 import type { UserService } from './domain/users/user-service.ts';
+import type { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { checkoutRoutes } from './http/routes/checkout.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { usersRoutes } from './http/routes/users.ts';
+import { webhookRoutes } from './http/routes/webhooks.ts';
 import { NAMED_SCHEMAS } from './http/schemas.ts';
 
 export interface Services {
   store: Store;
   verifier: TokenVerifier;
   users: UserService;
+  checkout: CheckoutService;
+  webhooks: WebhookService;
+  payments: PaymentsProvider;
   /** Development-only routes (the embedded identity provider's JWKS, say); empty in production. */
   devRoutes: FastifyPluginAsync[];
 }
 
 export interface AppOptions {
-  logLevel: string;
+  logger: Logger;
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -28,7 +36,7 @@ const BODY_LIMIT = 64 * 1024;
 /** The Fastify instance with the production settings, parsers and error handling, before any route. */
 export function createFastify(options: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: { level: options.logLevel, redact: ['req.headers.authorization', 'req.headers["stripe-signature"]'] },
+    loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
@@ -47,6 +55,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   await app.register(healthRoutes(services.store));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
+  await app.register(checkoutRoutes(services.checkout, services.verifier), { prefix: '/api/v1' });
+  await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });
   for (const plugin of services.devRoutes) await app.register(plugin);
   return app;
 }

@@ -17,10 +17,11 @@ const config = (() => {
 })();
 
 const composition = await compose(config).catch(fail);
-const app = await buildApp(composition.services, { logLevel: config.logLevel });
+const app = await buildApp(composition.services, { logger: composition.logger });
 
 if (composition.migrationsApplied.length > 0) app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
-await app.listen({ host: config.host, port: config.port }).catch(fail);
+const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
+composition.setServiceUrl(address);
 app.log.info(`database: ${config.database.kind === 'postgres' ? 'PostgreSQL' : config.database.dataDir ?? 'embedded, in memory'}`);
 if (config.identity.kind === 'dev') {
   app.log.info('development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com');

@@ -23,8 +23,10 @@ export interface SubscriptionState {
   currentPeriodEnd: Date | null;
   paymentFailedAt: Date | null;
   createdAt: Date;
-  /** Unix seconds of the event (or provider read) this state came from. */
+  /** Unix seconds of the newest event applied to this state. */
   eventCreated: number;
+  /** When this state was last re-read from the provider, if ever. */
+  syncedAt: Date | null;
 }
 
 export interface User {
@@ -43,14 +45,122 @@ export interface UsersRepository {
   upsertByIdpId(idpId: string, email: string): Promise<User>;
   findById(id: string): Promise<User | null>;
   findByCustomerId(customerId: string): Promise<User | null>;
+  /** Stores the provider customer unless one is already stored; returns the one that is. */
+  linkCustomer(userId: string, customerId: string): Promise<string>;
+}
+
+export interface CheckoutSessionRecord {
+  id: string;
+  userId: string;
+  url: string;
+  priceId: string;
+  successUrl: string;
+  cancelUrl: string;
+  expiresAt: Date;
+}
+
+export interface CheckoutSessionsRepository {
+  /** The newest session still marked open for the user, if it has not expired. */
+  findOpen(userId: string, now: Date): Promise<CheckoutSessionRecord | null>;
+  countForUser(userId: string): Promise<number>;
+  insert(session: CheckoutSessionRecord): Promise<void>;
+  markStatus(id: string, status: 'complete' | 'expired'): Promise<void>;
+  /** The id of the user who opened the session, if it is one of ours. */
+  userOf(sessionId: string): Promise<string | null>;
+}
+
+export interface SubscriptionsRepository {
+  find(id: string): Promise<SubscriptionState | null>;
+  save(state: SubscriptionState): Promise<void>;
+}
+
+export interface WebhookEventRecord {
+  id: string;
+  type: string;
+  livemode: boolean;
+  outcome: 'processed' | 'ignored';
+  created: number;
+}
+
+export interface WebhookEventsRepository {
+  /** Serialises work on one event id until the transaction ends, across all instances. */
+  lock(id: string): Promise<void>;
+  exists(id: string): Promise<boolean>;
+  insert(record: WebhookEventRecord): Promise<void>;
+}
+
+export interface WebhookFailuresRepository {
+  record(failure: { eventId: string; type: string; error: string }): Promise<void>;
 }
 
 export interface Repositories {
   users: UsersRepository;
+  checkoutSessions: CheckoutSessionsRepository;
+  subscriptions: SubscriptionsRepository;
+  webhookEvents: WebhookEventsRepository;
+  webhookFailures: WebhookFailuresRepository;
 }
 
 export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
+}
+
+/** A hosted checkout session as the payment provider reports it. */
+export interface ProviderCheckoutSession {
+  id: string;
+  url: string;
+  status: 'open' | 'complete' | 'expired';
+  expiresAt: Date;
+}
+
+/** A subscription as the payment provider reports it (for re-reads when event order is unclear). */
+export interface ProviderSubscription {
+  id: string;
+  customerId: string;
+  status: SubscriptionStatus;
+  priceId: string | null;
+  cancelAtPeriodEnd: boolean;
+  currentPeriodEnd: Date | null;
+  createdAt: Date;
+  metadataUserId: string | null;
+}
+
+export interface NewCheckoutSession {
+  customerId: string;
+  priceId: string;
+  userId: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** The payment provider. Failures surface as DomainError('payments_unavailable'). */
+export interface PaymentsProvider {
+  createCustomer(input: { userId: string; email: string }, idempotencyKey: string): Promise<string>;
+  createCheckoutSession(input: NewCheckoutSession, idempotencyKey: string): Promise<ProviderCheckoutSession>;
+  retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
+  /** null when the provider does not know the subscription. */
+  retrieveSubscription(id: string): Promise<ProviderSubscription | null>;
+  /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
+  undeliveredEvents(): Promise<PaymentEvent[]>;
+}
+
+/** A verified provider event, translated by the adapter into what the handlers need. */
+export type PaymentEvent = {
+  id: string;
+  type: string;
+  /** Unix seconds, provider clock. */
+  created: number;
+  livemode: boolean;
+} & (
+  | { kind: 'checkout_session'; session: { id: string; userId: string | null; customerId: string | null; subscriptionId: string | null } }
+  | { kind: 'subscription'; subscription: ProviderSubscription }
+  | { kind: 'invoice'; subscriptionId: string | null; customerId: string | null }
+  | { kind: 'other' }
+);
+
+export interface WebhookVerifier {
+  /** Checks the signature over the raw bytes and parses the event, or throws DomainError('invalid_signature'). */
+  verify(rawBody: Buffer, signatureHeader: string | undefined): PaymentEvent;
 }

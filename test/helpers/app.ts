@@ -26,7 +26,7 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   const fullEnv = { NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', PAYMENTS_SIMULATOR_PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database.url, ...env };
   const config = loadConfig(fullEnv);
   const composition = await compose(config);
-  const app = await buildApp(composition.services, { logLevel: config.logLevel });
+  const app = await buildApp(composition.services, { logger: composition.logger });
   const key = await loadOrCreateSigningKey(dataDir);
   return {
     app,

@@ -8,6 +8,9 @@ import type { Principal, TokenVerifier } from '../../domain/ports.ts';
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_CLAIM_LENGTH = { sub: 255, email: 320 };
+// Userinfo answers are kept per token until it expires: a client repeating its token must not cost
+// a userinfo call per request (Auth0 allows a few per minute per user).
+const USERINFO_CACHE_SIZE = 10_000;
 
 export interface JwtVerifierOptions {
   issuer: string;
@@ -42,17 +45,26 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     requiredClaims: ['exp', 'sub'],
   };
-  async function emailFromIssuer(token: string): Promise<string | null> {
+  const userinfoEmails = new Map<string, { email: string; expiresAt: number }>();
+  async function emailFromIssuer(token: string, payload: JWTPayload): Promise<string | null> {
     if (!options.fetchEmail) return null;
+    const cached = userinfoEmails.get(token);
+    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.email;
+    let found: string | null;
     try {
-      return await options.fetchEmail(token);
+      found = await options.fetchEmail(token);
     } catch {
       throw invalid('userinfo endpoint did not answer with an e-mail');
     }
+    if (found !== null) {
+      if (userinfoEmails.size >= USERINFO_CACHE_SIZE) userinfoEmails.delete(userinfoEmails.keys().next().value!);
+      userinfoEmails.set(token, { email: found, expiresAt: payload.exp! * 1000 });
+    }
+    return found;
   }
   async function email(payload: JWTPayload, token: string): Promise<string> {
     const fromClaim = claimText(payload, options.emailClaim, MAX_CLAIM_LENGTH.email);
-    const found = fromClaim ?? (await emailFromIssuer(token));
+    const found = fromClaim ?? (await emailFromIssuer(token, payload));
     if (found === null || found.length > MAX_CLAIM_LENGTH.email) throw invalid('token carries no e-mail');
     return found;
   }

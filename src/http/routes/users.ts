@@ -15,7 +15,7 @@ export function usersRoutes(users: UserService, verifier: TokenVerifier): Fastif
         security: [{ bearerAuth: [] }],
         response: { 200: ref('User'), ...AUTH_RESPONSES },
       },
-      preHandler: authenticate(verifier),
+      onRequest: authenticate(verifier),
       handler: (request) => users.profile(request.principal),
     });
   };

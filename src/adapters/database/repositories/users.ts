@@ -43,5 +43,14 @@ export function usersRepository(db: SqlClient): UsersRepository {
     },
     findById: (id) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.id = $1`, [id]),
     findByCustomerId: (customerId) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.payments_customer_id = $1`, [customerId]),
+    async linkCustomer(userId, customerId) {
+      const [row] = await db.query<{ payments_customer_id: string }>(
+        `UPDATE users SET payments_customer_id = COALESCE(payments_customer_id, $2), updated_at = now()
+         WHERE id = $1 RETURNING payments_customer_id`,
+        [userId, customerId],
+      );
+      if (!row) throw new Error(`no user ${userId} to link a customer to`);
+      return row.payments_customer_id;
+    },
   };
 }

@@ -1,0 +1,25 @@
+// Subscription state as last applied. The ordering decision is the domain's; this only stores.
+import type { SubscriptionsRepository } from '../../../domain/ports.ts';
+import type { SqlClient } from '../sql-client.ts';
+import { SUBSCRIPTION_COLUMNS, toSubscription, type SubscriptionRow } from './rows.ts';
+
+export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository {
+  return {
+    async find(id) {
+      const [row] = await db.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = $1`, [id]);
+      return row ? toSubscription(row) : null;
+    },
+    async save(s) {
+      await db.query(
+        `INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end, current_period_end,
+           payment_failed_at, created_at, event_created, synced_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, customer_id = EXCLUDED.customer_id, status = EXCLUDED.status,
+           price_id = EXCLUDED.price_id, cancel_at_period_end = EXCLUDED.cancel_at_period_end,
+           current_period_end = EXCLUDED.current_period_end, payment_failed_at = EXCLUDED.payment_failed_at,
+           event_created = EXCLUDED.event_created, synced_at = EXCLUDED.synced_at, updated_at = now()`,
+        [s.id, s.userId, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, s.paymentFailedAt, s.createdAt, s.eventCreated, s.syncedAt],
+      );
+    },
+  };
+}

@@ -1,0 +1,33 @@
+// WebhookVerifier for Stripe: verify the signature over the raw bytes, check the body is an
+// event, then translate it into the domain's PaymentEvent.
+import type Stripe from 'stripe';
+import { DomainError } from '../../domain/errors.ts';
+import type { WebhookVerifier } from '../../domain/ports.ts';
+import { toPaymentEvent } from './stripe-mapping.ts';
+import { verifySignature } from './webhook-signature.ts';
+
+function parseEvent(rawBody: Buffer): Stripe.Event {
+  let event: Stripe.Event;
+  try {
+    event = JSON.parse(rawBody.toString('utf8')) as Stripe.Event;
+  } catch {
+    throw new DomainError('invalid_signature', 'Webhook body is not JSON');
+  }
+  const valid = event && typeof event.id === 'string' && typeof event.type === 'string' && Number.isInteger(event.created) && typeof event.data?.object === 'object';
+  if (!valid) throw new DomainError('invalid_signature', 'Webhook body is not a payment event');
+  return event;
+}
+
+export function createStripeWebhookVerifier(secrets: readonly string[]): WebhookVerifier {
+  return {
+    verify(rawBody, signatureHeader) {
+      verifySignature(rawBody, signatureHeader, secrets);
+      const event = parseEvent(rawBody);
+      try {
+        return toPaymentEvent(event);
+      } catch {
+        throw new DomainError('invalid_signature', `Webhook event ${event.id} does not have the shape of a ${event.type} event`);
+      }
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// Where the provider may send the user back. A client may choose the page, never the site: the
+// URL must be absolute http(s), carry no credentials, and have an allowed origin. Anything the
+// WHATWG parser would read differently from a person (scheme-relative, backslashes, control
+// characters) is refused before parsing.
+import { DomainError } from '../errors.ts';
+
+const MAX_URL_LENGTH = 2048;
+
+function refuse(field: string, input: string, reason: string): DomainError {
+  return new DomainError('invalid_redirect_url', reason, { field, input });
+}
+
+export function checkRedirectUrl(field: string, input: string, allowedOrigins: readonly string[]): string {
+  if (input.length > MAX_URL_LENGTH) throw refuse(field, input, `URL must be at most ${MAX_URL_LENGTH} characters`);
+  if (!/^https?:\/\/[^/\\]/i.test(input) || /[\s\\\u0000-\u001f\u007f]/.test(input)) {
+    throw refuse(field, input, 'URL must be an absolute http(s) URL');
+  }
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw refuse(field, input, 'URL must be an absolute http(s) URL');
+  }
+  if (url.username !== '' || url.password !== '') throw refuse(field, input, 'URL must not contain credentials');
+  if (!allowedOrigins.includes(url.origin)) {
+    throw refuse(field, input, `URL origin ${url.origin} is not allowed; allowed: ${allowedOrigins.join(', ')}`);
+  }
+  return input;
+}

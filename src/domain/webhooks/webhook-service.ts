@@ -1,0 +1,57 @@
+// Exactly-once processing of provider events, in two phases inside one transaction: the handler
+// runs, then the event record is written. A handler failure rolls both back and is rethrown (the
+// HTTP layer answers 500, so the provider retries). Concurrent deliveries of one event are
+// serialised by a per-event lock; whoever comes second finds the record and answers `duplicate`.
+import type { PaymentEvent, PaymentsProvider, Store, WebhookVerifier } from '../ports.ts';
+import type { WebhookLog } from './context.ts';
+import { EVENT_HANDLERS } from './handlers/index.ts';
+
+export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored';
+
+export interface WebhookSettings {
+  livemode: boolean;
+}
+
+export class WebhookService {
+  constructor(
+    private readonly store: Store,
+    private readonly verifier: WebhookVerifier,
+    private readonly payments: PaymentsProvider,
+    private readonly settings: WebhookSettings,
+    private readonly log: WebhookLog,
+  ) {}
+
+  /** Verifies and processes one delivery. */
+  async receive(rawBody: Buffer, signature: string | undefined): Promise<WebhookOutcome> {
+    return this.process(this.verifier.verify(rawBody, signature));
+  }
+
+  /** Processes an already verified event (deliveries and replays of undelivered events). */
+  async process(event: PaymentEvent): Promise<WebhookOutcome> {
+    if (event.livemode !== this.settings.livemode) {
+      this.log.warn({ event: event.id, livemode: event.livemode }, 'event from the other mode: acknowledged, ignored');
+      return 'ignored';
+    }
+    try {
+      return await this.store.transaction(async (tx) => {
+        await tx.webhookEvents.lock(event.id);
+        if (await tx.webhookEvents.exists(event.id)) return 'duplicate';
+        const handler = EVENT_HANDLERS[event.type];
+        if (handler) await handler(event, { tx, payments: this.payments, log: this.log, now: new Date() });
+        const outcome = handler ? 'processed' : 'ignored';
+        await tx.webhookEvents.insert({ id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created });
+        return outcome;
+      });
+    } catch (error) {
+      await this.recordFailure(event, error);
+      throw error;
+    }
+  }
+
+  /** Kept outside the rolled-back transaction; a failure to record must not hide the original. */
+  private async recordFailure(event: PaymentEvent, error: unknown): Promise<void> {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.log.warn({ event: event.id, type: event.type, error: message }, 'webhook event failed; the provider will retry');
+    await this.store.webhookFailures.record({ eventId: event.id, type: event.type, error: message.slice(0, 1000) }).catch(() => {});
+  }
+}

@@ -1,0 +1,23 @@
+// POST /billing/checkout: start a hosted subscription checkout; the price is chosen on the server.
+import type { FastifyPluginAsync } from 'fastify';
+import type { CheckoutInput, CheckoutService } from '../../domain/billing/checkout-service.ts';
+import type { TokenVerifier } from '../../domain/ports.ts';
+import { authenticate } from '../authenticate.ts';
+import { AUTH_RESPONSES, ref } from '../schemas.ts';
+
+export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifier): FastifyPluginAsync {
+  return async (app) => {
+    app.post<{ Body: CheckoutInput }>('/billing/checkout', {
+      schema: {
+        operationId: 'createCheckoutSession',
+        summary: 'Create checkout session',
+        tags: ['billing'],
+        security: [{ bearerAuth: [] }],
+        body: ref('CheckoutRequest'),
+        response: { 200: ref('CheckoutResponse'), ...AUTH_RESPONSES, 409: ref('ErrorDetail'), 422: ref('HTTPValidationError'), 502: ref('ErrorDetail') },
+      },
+      onRequest: authenticate(verifier),
+      handler: (request) => checkout.start(request.principal, request.body),
+    });
+  };
+}
