@@ -1,6 +1,7 @@
 // The composition root: the only place that chooses implementations (PGlite or PostgreSQL,
-// development issuer or real OIDC) and wires them into the services buildApp serves.
+// development issuer or real OIDC, simulator or Stripe) and wires them into the services.
 import type { FastifyPluginAsync } from 'fastify';
+import type { Logger } from 'pino';
 import type { Services } from './app.ts';
 import type { Config } from './config.ts';
 import { openMigratedDatabase } from './adapters/database/open.ts';
@@ -8,16 +9,29 @@ import { createStore } from './adapters/database/store.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createJwtVerifier } from './adapters/identity/jwt-verifier.ts';
 import { connectOidcIssuer } from './adapters/identity/oidc-issuer.ts';
+import { createStripeClient } from './adapters/payments/stripe-client.ts';
+import { createStripeWebhookVerifier } from './adapters/payments/stripe-events.ts';
+import { createStripePayments } from './adapters/payments/stripe-payments.ts';
 import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from './dev/identity-provider.ts';
 import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
+import { billingPages } from './dev/billing-pages.ts';
+import { startEmbeddedSimulator } from './dev/embedded-simulator.ts';
+import { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { TokenVerifier } from './domain/ports.ts';
 import { UserService } from './domain/users/user-service.ts';
+import { WebhookService } from './domain/webhooks/webhook-service.ts';
+import { createLogger } from './logger.ts';
 
 export interface Composition {
   services: Services;
   db: Database;
+  logger: Logger;
   migrationsApplied: string[];
+  /** The simulator's base URL when it runs embedded. */
+  simulatorUrl: string | null;
+  /** Tells the embedded simulator where this service listens, for webhook deliveries. */
+  setServiceUrl(url: string): void;
   close(): Promise<void>;
 }
 
@@ -45,15 +59,33 @@ export function tierPolicy(config: Config): TierPolicy {
 }
 
 export async function compose(config: Config): Promise<Composition> {
+  const logger = createLogger(config.logLevel);
   const { db, applied } = await openMigratedDatabase(config.database);
   const store = createStore(db);
   const identity = await composeIdentity(config);
+  const simulator = config.payments.kind === 'simulator' ? await startEmbeddedSimulator(config, logger) : null;
+  const stripe = createStripeClient(config.payments.apiKey, simulator?.url ?? (config.payments.kind === 'stripe' ? config.payments.apiBase : null));
+  const payments = createStripePayments(stripe, logger);
   const policy = tierPolicy(config);
   const services: Services = {
     store,
     verifier: identity.verifier,
     users: new UserService(store, policy),
-    devRoutes: identity.devRoutes,
+    checkout: new CheckoutService(store, payments, config),
+    webhooks: new WebhookService(store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger),
+    payments,
+    devRoutes: [...identity.devRoutes, ...(simulator ? [billingPages(store, policy)] : [])],
   };
-  return { services, db, migrationsApplied: applied, close: () => db.close() };
+  return {
+    services,
+    db,
+    logger,
+    migrationsApplied: applied,
+    simulatorUrl: simulator?.url ?? null,
+    setServiceUrl: (url) => simulator?.setServiceUrl(url),
+    async close() {
+      await simulator?.close();
+      await db.close();
+    },
+  };
 }

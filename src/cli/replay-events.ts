@@ -1,23 +1,15 @@
-// npm run payments:replay: fetches the provider's events whose delivery never succeeded and runs
-// each through the same exactly-once path as a delivery (for when the endpoint was down longer
-// than the provider retries). Already processed events come back `duplicate` and change nothing.
+// npm run payments:replay: processes the provider's undelivered events through the same
+// exactly-once path as a delivery. Already processed events come back `duplicate`.
 // On the embedded defaults, stop `npm start` first: PGlite is single-process.
 import { compose } from '../composition.ts';
 import { loadConfig } from '../config.ts';
+import { replayUndeliveredEvents } from '../domain/webhooks/replay.ts';
 
 try {
-  const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-  const composition = await compose(config);
+  const composition = await compose(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }));
   const { payments, webhooks } = composition.services;
-  const events = await payments.undeliveredEvents();
-  console.log(`${events.length} undelivered event(s)`);
-  const counts: Record<string, number> = {};
-  for (const [index, event] of events.entries()) {
-    const outcome = await webhooks.process(event);
-    counts[outcome] = (counts[outcome] ?? 0) + 1;
-    console.log(`[${index + 1}/${events.length}] ${event.id} ${event.type}: ${outcome}`);
-  }
-  console.log(`done: ${JSON.stringify(counts)}`);
+  const summary = await replayUndeliveredEvents(payments, webhooks, (done, total, eventId, outcome) => console.log(`[${done}/${total}] ${eventId}: ${outcome}`));
+  console.log(`replayed ${summary.total} event(s): ${summary.processed} processed, ${summary.duplicate} duplicate, ${summary.ignored} ignored`);
   await composition.close();
 } catch (error) {
   console.error(`replay failed: ${(error as Error).message}`);

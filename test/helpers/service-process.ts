@@ -7,18 +7,22 @@ import { createInterface } from 'node:readline';
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
+  /** Every line the service has logged so far. */
+  output: string[];
   stop(): Promise<void>;
 }
 
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const output: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('service did not start within 30 s')), 30_000);
     child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
       if (match) {
         clearTimeout(timer);
@@ -29,6 +33,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   return {
     url,
     child,
+    output,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

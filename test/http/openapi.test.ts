@@ -1,0 +1,45 @@
+// /openapi.json names the interface document's schemas and describes the three operations;
+// /docs serves a page; /healthz and /readyz answer.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+
+describe('OpenAPI document, docs and health', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t.close());
+
+  test('the document lists the named schemas and the three operations', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    const document = response.json();
+    for (const name of ['User', 'CheckoutRequest', 'CheckoutResponse', 'HTTPValidationError', 'ValidationError']) {
+      assert.ok(document.components.schemas[name], `schema ${name}`);
+    }
+    assert.ok(document.paths['/api/v1/users/me'].get);
+    assert.ok(document.paths['/api/v1/billing/checkout'].post);
+    assert.ok(document.paths['/api/v1/webhooks/payments'].post);
+    assert.equal(document.paths['/api/v1/users/me'].get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/User');
+    assert.deepEqual(Object.keys(document.paths['/api/v1/billing/checkout'].post.requestBody.content['application/json'].schema), ['$ref']);
+  });
+
+  test('/docs serves an HTML page', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/docs' });
+    const page = response.statusCode === 302 ? await t.app.inject({ method: 'GET', url: response.headers.location as string }) : response;
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /text\/html/);
+  });
+
+  test('/healthz and /readyz answer 200 while the database answers', async () => {
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/readyz' })).json(), { status: 'ready' });
+  });
+
+  test('an unknown path is a 404 with a detail', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/nothing' });
+    assert.equal(response.statusCode, 404);
+    assert.deepEqual(response.json(), { detail: 'Not Found' });
+  });
+});
