@@ -1,0 +1,29 @@
+// One serving process: compose, build the app, listen, and close gracefully on SIGTERM/SIGINT:
+// stop accepting (new requests get 503, /readyz included), let in-flight requests finish (a
+// webhook transaction is never cut halfway), close the database, exit 0, all within a bound.
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from '../app.ts';
+import { compose } from '../composition.ts';
+import type { Config } from '../config.ts';
+
+const SHUTDOWN_BOUND_MS = 10_000;
+
+export async function runWorker(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
+  const composition = await compose(config).catch(fail);
+  const app = await buildApp(composition.services, { logger: composition.logger });
+  if (composition.migrationsApplied.length > 0) app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
+
+  closeWithGrace({ delay: SHUTDOWN_BOUND_MS, logger: app.log }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an uncaught error');
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+    await composition.close();
+  });
+
+  const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
+  composition.setServiceUrl(address);
+  app.log.info(`database: ${config.database.kind === 'postgres' ? 'PostgreSQL' : (config.database.dataDir ?? 'embedded, in memory')}`);
+  if (config.identity.kind === 'dev') {
+    app.log.info('development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com');
+  }
+}
