@@ -1,0 +1,64 @@
+// Read-only objects: prices, products and invoices (retrieve and list).
+import type { FastifyPluginAsync } from 'fastify';
+import type { SimContext } from '../context.ts';
+import { Expander } from '../expand.ts';
+import { allowOnly, expansions, flag, oneOf, text } from '../params.ts';
+import type { Filter, SimType } from '../store.ts';
+import { listOf, pageOfParams, PAGE_PARAMS, paramsOf } from './request.ts';
+
+interface Resource {
+  path: string;
+  type: SimType;
+  listParams: string[];
+  filter(params: Parameters<typeof text>[0]): Filter;
+}
+
+const RESOURCES: Resource[] = [
+  {
+    path: 'prices',
+    type: 'price',
+    listParams: ['active', 'created', 'currency', 'lookup_keys', 'product', 'recurring', 'type'],
+    filter: (params) => {
+      const active = flag(params, 'active');
+      return { ref: text(params, 'product'), status: active === undefined ? undefined : [active ? 'active' : 'inactive'] };
+    },
+  },
+  {
+    path: 'products',
+    type: 'product',
+    listParams: ['active', 'created', 'ids', 'shippable', 'url'],
+    filter: (params) => {
+      const active = flag(params, 'active');
+      return { status: active === undefined ? undefined : [active ? 'active' : 'inactive'] };
+    },
+  },
+  {
+    path: 'invoices',
+    type: 'invoice',
+    listParams: ['collection_method', 'created', 'customer', 'customer_account', 'due_date', 'status', 'subscription'],
+    filter: (params) => {
+      const status = oneOf(params, 'status', ['draft', 'open', 'paid', 'uncollectible', 'void'] as const);
+      return { customer: text(params, 'customer'), ref: text(params, 'subscription'), status: status === undefined ? undefined : [status] };
+    },
+  },
+];
+
+export function catalogRoutes(ctx: SimContext): FastifyPluginAsync {
+  return async (app) => {
+    const expander = new Expander(ctx.docs, () => ctx.baseUrl);
+    for (const resource of RESOURCES) {
+      app.get<{ Params: { id: string } }>(`/${resource.path}/:id`, async (request) => {
+        const params = paramsOf(request);
+        allowOnly(params, ['expand']);
+        const { data } = await ctx.docs.require<object>(resource.type, request.params.id);
+        return expander.expand(data, expansions(params));
+      });
+      app.get(`/${resource.path}`, async (request) => {
+        const params = paramsOf(request);
+        allowOnly(params, [...PAGE_PARAMS, ...resource.listParams]);
+        const page = await ctx.docs.list<object>(resource.type, resource.filter(params), pageOfParams(params));
+        return expander.expand(listOf(`/v1/${resource.path}`, page.data.map((row) => row.data), page.hasMore), expansions(params));
+      });
+    }
+  };
+}

@@ -1,0 +1,48 @@
+// /_sim/...: the lifecycle controls as JSON endpoints for tests and scripts (same API key). Each
+// answers after the events it caused had their first delivery attempt (or 10 s), saying which
+// events were emitted and whether each reached the webhook endpoint.
+import type { FastifyPluginAsync } from 'fastify';
+import { payCheckout } from '../checkout-flow.ts';
+import { within, type Outcome, type SimContext } from '../context.ts';
+import { invalidParam } from '../errors.ts';
+import { AUTOMATIC, type Trigger } from '../events.ts';
+import { cancelAtPeriodEnd, cancelNow } from '../subscription-changes.ts';
+import { failRenewal, renew, type Changed } from '../subscription-lifecycle.ts';
+import { triggerOf } from './request.ts';
+
+export const CONTROL_WAIT_MS = 10_000;
+
+export const SUBSCRIPTION_ACTIONS: Record<string, (ctx: SimContext, id: string, trigger: Trigger) => Promise<Outcome<Changed>>> = {
+  renew: (ctx, id) => renew(ctx, id, AUTOMATIC),
+  'fail-renewal': (ctx, id) => failRenewal(ctx, id, AUTOMATIC),
+  'cancel-at-period-end': (ctx, id, trigger) => cancelAtPeriodEnd(ctx, id, true, trigger),
+  'resume-at-period-end': (ctx, id, trigger) => cancelAtPeriodEnd(ctx, id, false, trigger),
+  'cancel-now': (ctx, id, trigger) => cancelNow(ctx, id, trigger),
+};
+
+/** The outcome's events with their delivery state after the wait. */
+export async function eventsReport(ctx: SimContext, outcome: Outcome<unknown>, waitMs: number) {
+  await within(outcome.delivered, waitMs);
+  if (outcome.events.length === 0) return [];
+  const rows = await ctx.db.query<{ id: string; delivered: boolean }>('SELECT id, delivered_at IS NOT NULL AS delivered FROM sim_events WHERE id = ANY($1)', [outcome.events.map((e) => e.id)]);
+  const delivered = new Map(rows.map((row) => [row.id, row.delivered]));
+  return outcome.events.map((event) => ({ ...event, delivered: delivered.get(event.id) ?? false }));
+}
+
+export function controlRoutes(ctx: SimContext): FastifyPluginAsync {
+  return async (app) => {
+    app.post<{ Params: { id: string; action: string } }>('/subscriptions/:id/:action', async (request) => {
+      const action = SUBSCRIPTION_ACTIONS[request.params.action];
+      if (action === undefined) throw invalidParam(`Unknown action ${request.params.action}; use one of ${Object.keys(SUBSCRIPTION_ACTIONS).join(', ')}.`);
+      const outcome = await action(ctx, request.params.id, triggerOf(request));
+      return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
+    });
+
+    /** Pays an open checkout session as the page's Pay button does. */
+    app.post<{ Params: { id: string } }>('/checkout/sessions/:id/pay', async (request) => {
+      const outcome = await payCheckout(ctx, request.params.id);
+      if (!outcome.value.paid) throw invalidParam(`Checkout session ${request.params.id} is ${outcome.value.session.status}; only an open session can be paid.`);
+      return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
+    });
+  };
+}

@@ -1,0 +1,152 @@
+// Subscription invoices: one line for the item's period, linked to the subscription under
+// `parent.subscription_details` as the current API does (no top-level `subscription` field).
+import type Stripe from 'stripe';
+import { newId } from '../ids.ts';
+import { decimal, tierTitle } from './catalog.ts';
+import { itemOf } from './subscriptions.ts';
+
+export interface NewInvoice {
+  subscription: Stripe.Subscription;
+  customer: Stripe.Customer | null;
+  reason: 'subscription_create' | 'subscription_cycle';
+  paid: boolean;
+  at: number;
+  number: string;
+}
+
+function money(amount: number): string {
+  return `$${(amount / 100).toFixed(2)}`;
+}
+
+function lineOf(invoiceId: string, subscription: Stripe.Subscription): Stripe.InvoiceLineItem {
+  const item = itemOf(subscription);
+  const quantity = item.quantity ?? 1;
+  const amount = (item.price.unit_amount ?? 0) * quantity;
+  const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
+  const tier = item.price.lookup_key ?? product;
+  return {
+    id: newId('il_'),
+    object: 'line_item',
+    amount,
+    currency: item.price.currency,
+    description: `${quantity} × ${tierTitle(tier)} (at ${money(item.price.unit_amount ?? 0)} / month)`,
+    discount_amounts: [],
+    discountable: true,
+    discounts: [],
+    invoice: invoiceId,
+    livemode: false,
+    metadata: {},
+    parent: {
+      invoice_item_details: null,
+      subscription_item_details: { invoice_item: null, proration: false, proration_details: { credited_items: null }, subscription: subscription.id, subscription_item: item.id },
+      type: 'subscription_item_details',
+    },
+    period: { end: item.current_period_end, start: item.current_period_start },
+    pretax_credit_amounts: [],
+    pricing: { price_details: { price: item.price.id, product }, type: 'price_details', unit_amount_decimal: item.price.unit_amount_decimal },
+    quantity,
+    quantity_decimal: decimal(quantity),
+    subscription: subscription.id,
+    subtotal: amount,
+    taxes: [],
+  };
+}
+
+export function buildInvoice(input: NewInvoice): Stripe.Invoice {
+  const id = newId('in_');
+  const line = lineOf(id, input.subscription);
+  const total = line.amount;
+  return {
+    id,
+    object: 'invoice',
+    account_country: 'US',
+    account_name: 'Payments Simulator',
+    account_tax_ids: null,
+    amount_due: total,
+    amount_overpaid: 0,
+    amount_paid: input.paid ? total : 0,
+    amount_remaining: input.paid ? 0 : total,
+    amount_shipping: 0,
+    application: null,
+    attempt_count: 1,
+    attempted: true,
+    auto_advance: !input.paid,
+    automatic_tax: { disabled_reason: null, enabled: false, liability: null, provider: null, status: null },
+    automatically_finalizes_at: null,
+    billing_reason: input.reason,
+    collection_method: 'charge_automatically',
+    created: input.at,
+    currency: line.currency,
+    custom_fields: null,
+    customer: typeof input.subscription.customer === 'string' ? input.subscription.customer : input.subscription.customer.id,
+    customer_account: null,
+    customer_address: null,
+    customer_email: input.customer?.email ?? null,
+    customer_name: input.customer?.name ?? null,
+    customer_phone: null,
+    customer_shipping: null,
+    customer_tax_exempt: 'none',
+    default_payment_method: null,
+    default_source: null,
+    default_tax_rates: [],
+    description: null,
+    discounts: [],
+    due_date: null,
+    effective_at: input.at,
+    ending_balance: 0,
+    footer: null,
+    from_invoice: null,
+    hosted_invoice_url: null,
+    invoice_pdf: null,
+    issuer: { type: 'self' },
+    last_finalization_error: null,
+    latest_revision: null,
+    lines: { object: 'list', data: [line], has_more: false, url: `/v1/invoices/${id}/lines` },
+    livemode: false,
+    metadata: {},
+    next_payment_attempt: input.paid ? null : input.at + 3 * 86_400,
+    number: input.number,
+    on_behalf_of: null,
+    parent: {
+      quote_details: null,
+      subscription_details: { metadata: input.subscription.metadata, subscription: input.subscription.id },
+      type: 'subscription_details',
+    },
+    payment_settings: { default_mandate: null, payment_method_options: null, payment_method_types: null },
+    period_end: line.period.end,
+    period_start: line.period.start,
+    post_payment_credit_notes_amount: 0,
+    pre_payment_credit_notes_amount: 0,
+    receipt_number: null,
+    rendering: null,
+    shipping_cost: null,
+    shipping_details: null,
+    starting_balance: 0,
+    statement_descriptor: null,
+    status: input.paid ? 'paid' : 'open',
+    status_transitions: { finalized_at: input.at, marked_uncollectible_at: null, paid_at: input.paid ? input.at : null, voided_at: null },
+    subtotal: total,
+    subtotal_excluding_tax: total,
+    test_clock: null,
+    total,
+    total_discount_amounts: [],
+    total_excluding_tax: total,
+    total_pretax_credit_amounts: [],
+    total_taxes: [],
+    webhooks_delivered_at: input.at,
+  };
+}
+
+/** The open invoice of a failed renewal, paid now (a recovered payment). */
+export function markPaid(invoice: Stripe.Invoice, at: number): Stripe.Invoice {
+  return {
+    ...invoice,
+    amount_paid: invoice.amount_due,
+    amount_remaining: 0,
+    attempt_count: invoice.attempt_count + 1,
+    auto_advance: false,
+    next_payment_attempt: null,
+    status: 'paid',
+    status_transitions: { ...invoice.status_transitions, paid_at: at },
+  };
+}

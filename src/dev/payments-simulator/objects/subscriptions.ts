@@ -1,0 +1,97 @@
+// The subscription object of the current API: the billing period lives on each item
+// (items.data[].current_period_start/_end), not on the subscription itself.
+import type Stripe from 'stripe';
+import { newId } from '../ids.ts';
+import { planOf } from './catalog.ts';
+
+export interface NewSubscription {
+  customer: string;
+  price: Stripe.Price;
+  quantity: number;
+  metadata: Stripe.Metadata;
+  description: string | null;
+  start: number;
+  periodEnd: number;
+}
+
+export function buildSubscription(input: NewSubscription): Stripe.Subscription {
+  const id = newId('sub_');
+  const item: Stripe.SubscriptionItem = {
+    id: newId('si_', 14),
+    object: 'subscription_item',
+    billing_thresholds: null,
+    created: input.start,
+    current_period_end: input.periodEnd,
+    current_period_start: input.start,
+    current_trial: null,
+    discounts: [],
+    metadata: {},
+    plan: planOf(input.price),
+    price: input.price,
+    quantity: input.quantity,
+    subscription: id,
+    tax_rates: [],
+  };
+  return {
+    id,
+    object: 'subscription',
+    application: null,
+    application_fee_percent: null,
+    automatic_tax: { disabled_reason: null, enabled: false, liability: null },
+    billing_cycle_anchor: input.start,
+    billing_cycle_anchor_config: null,
+    billing_mode: { flexible: { proration_discounts: 'included' }, type: 'flexible', updated_at: input.start },
+    billing_schedules: [],
+    billing_thresholds: null,
+    cancel_at: null,
+    cancel_at_period_end: false,
+    canceled_at: null,
+    cancellation_details: { comment: null, feedback: null, feedback_option: null, reason: null },
+    collection_method: 'charge_automatically',
+    created: input.start,
+    currency: input.price.currency,
+    customer: input.customer,
+    customer_account: null,
+    days_until_due: null,
+    default_payment_method: newId('pm_'),
+    default_source: null,
+    default_tax_rates: [],
+    description: input.description,
+    discounts: [],
+    ended_at: null,
+    invoice_settings: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: { type: 'self' } },
+    items: { object: 'list', data: [item], has_more: false, url: `/v1/subscription_items?subscription=${id}` },
+    latest_invoice: null,
+    livemode: false,
+    managed_payments: null,
+    metadata: input.metadata,
+    next_pending_invoice_item_invoice: null,
+    on_behalf_of: null,
+    pause_collection: null,
+    payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' },
+    pending_invoice_item_interval: null,
+    pending_setup_intent: null,
+    pending_update: null,
+    schedule: null,
+    start_date: input.start,
+    status: 'active',
+    test_clock: null,
+    transfer_data: null,
+    trial_end: null,
+    trial_settings: { end_behavior: { billing_cycle_anchor: null, missing_payment_method: 'create_invoice' } },
+    trial_start: null,
+  };
+}
+
+/** The subscription's only item: where its price and current period are. */
+export function itemOf(subscription: Stripe.Subscription): Stripe.SubscriptionItem {
+  const item = subscription.items.data[0];
+  if (item === undefined) throw new Error(`subscription ${subscription.id} has no item`);
+  return item;
+}
+
+/** A copy with the item's period moved to [start, end). */
+export function withPeriod(subscription: Stripe.Subscription, start: number, end: number): Stripe.Subscription {
+  const item = { ...itemOf(subscription), current_period_start: start, current_period_end: end };
+  return { ...subscription, items: { ...subscription.items, data: [item] } };
+}

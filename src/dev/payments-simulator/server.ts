@@ -1,0 +1,60 @@
+// The simulator's own Fastify instance: form bodies only (as Stripe), Stripe's error shape and
+// Request-Id header, the API under /v1 (API key, Idempotency-Key) and the lifecycle controls under
+// /_sim (API key), and the pages a person uses (checkout, dashboard) without a key.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { catalogRoutes } from './api/catalog.ts';
+import { checkoutSessionRoutes } from './api/checkout-sessions.ts';
+import { controlRoutes } from './api/controls.ts';
+import { customerRoutes } from './api/customers.ts';
+import { eventRoutes } from './api/events.ts';
+import { subscriptionRoutes } from './api/subscriptions.ts';
+import { apiKeyCheck } from './auth.ts';
+import type { SimContext } from './context.ts';
+import { registerStripeErrors } from './errors.ts';
+import { API_VERSION } from './events.ts';
+import { decodeForm } from './form.ts';
+import { newId } from './ids.ts';
+import { registerIdempotency } from './idempotency.ts';
+import { checkoutPageRoutes } from './pages/checkout-page.ts';
+import { dashboardRoutes } from './pages/dashboard.ts';
+
+export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: 256 * 1024, genReqId: () => newId('req_', 14) });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, decodeForm(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  registerStripeErrors(app, ctx.log);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+
+  const checkKey = apiKeyCheck(ctx.apiKey);
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', async (request, reply) => {
+        await checkKey(request);
+        const version = request.headers['stripe-version'];
+        reply.header('stripe-version', typeof version === 'string' ? version : API_VERSION).header('cache-control', 'no-cache, no-store');
+      });
+      registerIdempotency(api, ctx.db);
+      for (const routes of [customerRoutes, checkoutSessionRoutes, subscriptionRoutes, eventRoutes, catalogRoutes]) await api.register(routes(ctx));
+    },
+    { prefix: '/v1' },
+  );
+  await app.register(
+    async (controls) => {
+      controls.addHook('onRequest', checkKey);
+      await controls.register(controlRoutes(ctx));
+    },
+    { prefix: '/_sim' },
+  );
+  await app.register(checkoutPageRoutes(ctx));
+  await app.register(dashboardRoutes(ctx));
+  app.get('/favicon.ico', async (_request, reply) => reply.status(204).send());
+  return app;
+}

@@ -1,0 +1,108 @@
+// A subscription's renewals, each emitting what Stripe emits (cancellation is in
+// subscription-changes.ts):
+//   renew           next period, paid invoice: invoice.paid, customer.subscription.updated
+//                   (past_due: the open invoice is paid, status back to active; set to cancel at
+//                   period end: the period ends and so does the subscription: ...deleted)
+//   fail renewal    next period, open invoice, past_due: invoice.payment_failed, ...updated
+import type Stripe from 'stripe';
+import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
+import { invalidParam } from './errors.ts';
+import { previousAttributes, type Trigger } from './events.ts';
+import { takeInvoiceNumber } from './objects/customers.ts';
+import { buildInvoice, markPaid } from './objects/invoices.ts';
+import { itemOf, withPeriod } from './objects/subscriptions.ts';
+import { addMonth, nowSeconds } from './time.ts';
+
+type Subscription = Stripe.Subscription;
+export interface Changed {
+  subscription: Subscription;
+  invoice: Stripe.Invoice | null;
+}
+
+export const ENDED = ['canceled', 'incomplete_expired'];
+const customerOf = (subscription: Subscription): string => (typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id);
+
+export async function locked(unit: Unit, id: string): Promise<Subscription> {
+  return (await unit.docs.require<Subscription>('subscription', id, { lock: true })).data;
+}
+
+function refuseEnded(subscription: Subscription, action: string): void {
+  if (ENDED.includes(subscription.status)) throw invalidParam(`Subscription ${subscription.id} is ${subscription.status}; it cannot be ${action}.`);
+}
+
+/** Stores the change and emits customer.subscription.updated when anything differs. */
+export async function update(unit: Unit, before: Subscription, after: Subscription): Promise<void> {
+  const previous = previousAttributes(before, after);
+  if (previous === undefined) return;
+  await unit.docs.save('subscription', after);
+  await unit.emit('customer.subscription.updated', after, previous);
+}
+
+/** The next period's invoice, numbered in the customer's sequence. */
+async function invoiceFor(unit: Unit, subscription: Subscription, paid: boolean, at: number): Promise<Stripe.Invoice> {
+  const customer = (await unit.docs.require<Stripe.Customer>('customer', customerOf(subscription), { lock: true })).data;
+  const taken = takeInvoiceNumber(customer);
+  await unit.docs.save('customer', taken.customer);
+  const invoice = buildInvoice({ subscription, customer: taken.customer, reason: 'subscription_cycle', paid, at, number: taken.number });
+  await unit.docs.save('invoice', invoice);
+  return invoice;
+}
+
+function nextPeriod(subscription: Subscription): Subscription {
+  const start = itemOf(subscription).current_period_end;
+  return withPeriod(subscription, start, addMonth(start, subscription.billing_cycle_anchor));
+}
+
+async function endAtPeriodEnd(unit: Unit, subscription: Subscription): Promise<Changed> {
+  const ended: Subscription = { ...subscription, status: 'canceled', ended_at: itemOf(subscription).current_period_end };
+  await unit.docs.save('subscription', ended);
+  await unit.emit('customer.subscription.deleted', ended);
+  return { subscription: ended, invoice: null };
+}
+
+export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Outcome<Changed>> {
+  return mutate(ctx, trigger, async (unit) => {
+    const before = await locked(unit, id);
+    refuseEnded(before, 'renewed');
+    if (before.cancel_at_period_end) return endAtPeriodEnd(unit, before);
+    const at = nowSeconds();
+    let invoice: Stripe.Invoice;
+    let after: Subscription;
+    const open = before.status === 'past_due' && typeof before.latest_invoice === 'string' ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true }) : null;
+    if (open !== null && open.data.status === 'open') {
+      invoice = markPaid(open.data, at); // the retry of the failed payment succeeds
+      await unit.docs.save('invoice', invoice);
+      after = { ...before, status: 'active' };
+    } else {
+      after = nextPeriod(before);
+      invoice = await invoiceFor(unit, after, true, at);
+      after = { ...after, status: 'active', latest_invoice: invoice.id };
+    }
+    await unit.emit('invoice.paid', invoice);
+    await update(unit, before, after);
+    return { subscription: after, invoice };
+  });
+}
+
+export function failRenewal(ctx: SimContext, id: string, trigger: Trigger): Promise<Outcome<Changed>> {
+  return mutate(ctx, trigger, async (unit) => {
+    const before = await locked(unit, id);
+    refuseEnded(before, 'charged');
+    if (before.cancel_at_period_end) throw invalidParam(`Subscription ${id} is set to cancel at the end of its period; it will not renew.`);
+    const at = nowSeconds();
+    const open = before.status === 'past_due' && typeof before.latest_invoice === 'string' ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true }) : null;
+    if (open !== null && open.data.status === 'open') {
+      // Another failed retry of the same invoice; the subscription itself does not change.
+      const invoice: Stripe.Invoice = { ...open.data, attempt_count: open.data.attempt_count + 1, next_payment_attempt: at + 3 * 86_400 };
+      await unit.docs.save('invoice', invoice);
+      await unit.emit('invoice.payment_failed', invoice);
+      return { subscription: before, invoice };
+    }
+    const advanced = nextPeriod(before);
+    const invoice = await invoiceFor(unit, advanced, false, at);
+    const after: Subscription = { ...advanced, status: 'past_due', latest_invoice: invoice.id };
+    await unit.emit('invoice.payment_failed', invoice);
+    await update(unit, before, after);
+    return { subscription: after, invoice };
+  });
+}
