@@ -42,6 +42,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** A value as shown in a message: JSON-quoted, so one with a line break keeps the message on one line. */
+const quoted = (value: string): string => JSON.stringify(value);
+
 /** The embedded payment simulator's own credentials: development only, refused in production. */
 export const SIMULATOR_API_KEY = 'sk_test_simulator';
 export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';
@@ -57,7 +60,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got ${quoted(raw)}`);
   }
   return Number(raw);
 }
@@ -67,10 +70,10 @@ function httpUrl(name: string, raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+    throw new ConfigError(name, `must be an absolute http(s) URL, got ${quoted(raw)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+    throw new ConfigError(name, `must be an absolute http(s) URL, got ${quoted(raw)}`);
   }
   return url;
 }
@@ -78,7 +81,7 @@ function httpUrl(name: string, raw: string): URL {
 function nodeEnv(env: Env): Config['nodeEnv'] {
   const value = text(env, 'NODE_ENV') ?? 'development';
   if (value !== 'production' && value !== 'development' && value !== 'test') {
-    throw new ConfigError('NODE_ENV', `must be production, development or test, got "${value}"`);
+    throw new ConfigError('NODE_ENV', `must be production, development or test, got ${quoted(value)}`);
   }
   return value;
 }
@@ -144,7 +147,7 @@ function prices(env: Env, paymentsConfig: PaymentsConfig): Map<string, string> {
   const result = new Map<string, string>();
   for (const entry of (raw ?? SIMULATOR_PRICES).split(',')) {
     const match = /^\s*([a-z][a-z0-9_-]*)\s*=\s*(price_[A-Za-z0-9_]+)\s*$/.exec(entry);
-    if (!match) throw new ConfigError('BILLING_PRICES', `must look like "pro=price_123,team=price_456", got "${entry.trim()}"`);
+    if (!match) throw new ConfigError('BILLING_PRICES', `must look like "pro=price_123,team=price_456", got ${quoted(entry.trim())}`);
     const [, tier, priceId] = match as unknown as [string, string, string];
     if (tier === 'free') throw new ConfigError('BILLING_PRICES', 'cannot name a tier "free": it is the unpaid tier');
     if (result.has(tier)) throw new ConfigError('BILLING_PRICES', `names tier "${tier}" twice`);
@@ -159,7 +162,7 @@ function origins(env: Env, appUrl: URL): string[] {
   return raw.split(',').map((entry) => {
     const url = httpUrl('BILLING_ALLOWED_ORIGINS', entry.trim());
     if (url.origin !== entry.trim().replace(/\/$/, '')) {
-      throw new ConfigError('BILLING_ALLOWED_ORIGINS', `must list bare origins like https://app.example.com, got "${entry.trim()}"`);
+      throw new ConfigError('BILLING_ALLOWED_ORIGINS', `must list bare origins like https://app.example.com, got ${quoted(entry.trim())}`);
     }
     return url.origin;
   });
@@ -169,7 +172,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 function logLevel(env: Env): string {
   const value = text(env, 'LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(value)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  if (!LOG_LEVELS.includes(value)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(value)}`);
   return value;
 }
 
@@ -184,7 +187,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const priceMap = prices(env, paymentsConfig);
   const defaultPlan = text(env, 'BILLING_DEFAULT_PLAN') ?? [...priceMap.keys()][0]!;
   if (!priceMap.has(defaultPlan)) {
-    throw new ConfigError('BILLING_DEFAULT_PLAN', `must be one of the tiers of BILLING_PRICES (${[...priceMap.keys()].join(', ')}), got "${defaultPlan}"`);
+    throw new ConfigError('BILLING_DEFAULT_PLAN', `must be one of the tiers of BILLING_PRICES (${[...priceMap.keys()].join(', ')}), got ${quoted(defaultPlan)}`);
   }
   const appUrl = httpUrl('APP_URL', text(env, 'APP_URL') ?? `http://127.0.0.1:${port === 0 ? 8000 : port}`);
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);

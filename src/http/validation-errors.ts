@@ -19,15 +19,28 @@ const TYPE_ERRORS: Record<string, [type: string, msg: string]> = {
   object: ['dict_type', 'Input should be a valid dictionary'],
 };
 
-function pathOf(instancePath: string): string[] {
-  return instancePath === '' ? [] : instancePath.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+// Fastify's names for the request parts, as FastAPI names them in `loc`.
+const PART_NAMES: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
+
+type Path = (string | number)[];
+
+/** The JSON pointer's segments; a list index is a number, as in Pydantic's `loc`. */
+function pathOf(instancePath: string, root: unknown): Path {
+  if (instancePath === '') return [];
+  let value = root;
+  return instancePath.slice(1).split('/').map((raw) => {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const segment = Array.isArray(value) && /^\d+$/.test(key) ? Number(key) : key;
+    value = valueAt(value, [segment]);
+    return segment;
+  });
 }
 
-function valueAt(root: unknown, path: string[]): unknown {
-  return path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), root);
+function valueAt(root: unknown, path: Path): unknown {
+  return path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), root);
 }
 
-function describe(error: FastifySchemaValidationError, root: unknown, path: string[]): Omit<ValidationErrorItem, 'loc'> & { at: string[] } {
+function describe(error: FastifySchemaValidationError, root: unknown, path: Path): Omit<ValidationErrorItem, 'loc'> & { at: Path } {
   const input = valueAt(root, path);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -54,8 +67,8 @@ function describe(error: FastifySchemaValidationError, root: unknown, path: stri
 /** Maps Fastify's (ajv's) errors for one part of the request ("body", "query", ...) to FastAPI items. */
 export function toValidationErrors(errors: FastifySchemaValidationError[], part: string, root: unknown): ValidationErrorItem[] {
   return errors.map((error) => {
-    const { at, ...item } = describe(error, root, pathOf(error.instancePath));
-    return { type: item.type, loc: [part, ...at], msg: item.msg, input: item.input, ...(item.ctx ? { ctx: item.ctx } : {}) };
+    const { at, ...item } = describe(error, root, pathOf(error.instancePath, root));
+    return { type: item.type, loc: [PART_NAMES[part] ?? part, ...at], msg: item.msg, input: item.input, ...(item.ctx ? { ctx: item.ctx } : {}) };
   });
 }
 
