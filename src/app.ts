@@ -1,8 +1,11 @@
 // buildApp: everything a request meets. server.ts and the tests call this same function, so the
 // tests run the production settings (parsers, limits, error handling, serializers).
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
+import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import type { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { PaymentsProvider, Store, TokenVerifier } from './domain/ports.ts';
 import type { UserService } from './domain/users/user-service.ts';
@@ -10,8 +13,10 @@ import type { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { metricsRoutes, observeRequests } from './http/routes/metrics.ts';
 import { usersRoutes } from './http/routes/users.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { NAMED_SCHEMAS } from './http/schemas.ts';
@@ -23,8 +28,18 @@ export interface Services {
   checkout: CheckoutService;
   webhooks: WebhookService;
   payments: PaymentsProvider;
+  metrics: PrometheusMetrics;
+  /** Database answers and has every migration; throws otherwise. */
+  checkReady(): Promise<void>;
+  http: HttpSettings;
   /** Development-only routes (the embedded identity provider's JWKS, say); empty in production. */
   devRoutes: FastifyPluginAsync[];
+}
+
+export interface HttpSettings {
+  /** Origins allowed to call the API from a browser; empty turns CORS off. */
+  corsOrigins: string[];
+  checkoutRateLimit: number;
 }
 
 export interface AppOptions {
@@ -38,24 +53,31 @@ export function createFastify(options: AppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: BODY_LIMIT,
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false,
+    genReqId: requestId,
     // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+  echoRequestId(app);
   return app;
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const app = createFastify(options);
+  observeRequests(app, services.metrics);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
+  if (services.http.corsOrigins.length > 0) await app.register(cors, { origin: services.http.corsOrigins });
+  // Limits are declared per route (checkout); nothing is limited by default.
+  await app.register(rateLimit, { global: false });
 
-  await app.register(healthRoutes(services.store));
+  await app.register(healthRoutes(services.checkReady));
+  await app.register(metricsRoutes(services.metrics));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
-  await app.register(checkoutRoutes(services.checkout, services.verifier), { prefix: '/api/v1' });
+  await app.register(checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });
   for (const plugin of services.devRoutes) await app.register(plugin);
   return app;

@@ -4,10 +4,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Services } from './app.ts';
 import type { Config } from './config.ts';
+import { pendingMigrations } from './adapters/database/migrate.ts';
 import { openMigratedDatabase } from './adapters/database/open.ts';
 import { createStore } from './adapters/database/store.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createJwtVerifier } from './adapters/identity/jwt-verifier.ts';
+import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { connectOidcIssuer } from './adapters/identity/oidc-issuer.ts';
 import { createStripeClient } from './adapters/payments/stripe-client.ts';
 import { createStripeWebhookVerifier } from './adapters/payments/stripe-events.ts';
@@ -40,11 +42,12 @@ interface Identity {
   devRoutes: FastifyPluginAsync[];
 }
 
-async function composeIdentity(config: Config): Promise<Identity> {
+async function composeIdentity(config: Config, logger: Logger): Promise<Identity> {
   const { identity } = config;
   if (identity.kind === 'oidc') {
     const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl);
-    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail });
+    const onKeyFetchError = (error: Error) => logger.warn({ err: error.message }, 'could not fetch the identity provider keys; cached keys still verify');
+    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail, onKeyFetchError });
     return { verifier, devRoutes: [] };
   }
   const key = await loadOrCreateSigningKey(config.dataDir);
@@ -62,18 +65,25 @@ export async function compose(config: Config): Promise<Composition> {
   const logger = createLogger(config.logLevel);
   const { db, applied } = await openMigratedDatabase(config.database);
   const store = createStore(db);
-  const identity = await composeIdentity(config);
+  const identity = await composeIdentity(config, logger);
   const simulator = config.payments.kind === 'simulator' ? await startEmbeddedSimulator(config, logger) : null;
   const stripe = createStripeClient(config.payments.apiKey, simulator?.url ?? (config.payments.kind === 'stripe' ? config.payments.apiBase : null));
   const payments = createStripePayments(stripe, logger);
   const policy = tierPolicy(config);
+  const metrics = createPrometheusMetrics(() => db.poolStats());
   const services: Services = {
     store,
     verifier: identity.verifier,
     users: new UserService(store, policy),
-    checkout: new CheckoutService(store, payments, config),
-    webhooks: new WebhookService(store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger),
+    checkout: new CheckoutService(store, payments, config, metrics),
+    webhooks: new WebhookService(store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger, metrics),
     payments,
+    metrics,
+    async checkReady() {
+      const pending = await pendingMigrations(db);
+      if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
+    },
+    http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit },
     devRoutes: [...identity.devRoutes, ...(simulator ? [billingPages(store, policy)] : [])],
   };
   return {

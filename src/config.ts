@@ -31,6 +31,10 @@ export interface Config {
   allowedOrigins: string[];
   webConcurrency: number;
   graceDays: number;
+  /** Checkouts one user may start per minute, per instance. */
+  checkoutRateLimit: number;
+  /** Origins browsers may call the API from; empty: CORS off. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -156,13 +160,13 @@ function prices(env: Env, paymentsConfig: PaymentsConfig): Map<string, string> {
   return result;
 }
 
-function origins(env: Env, appUrl: URL): string[] {
-  const raw = text(env, 'BILLING_ALLOWED_ORIGINS');
-  if (raw === undefined) return [appUrl.origin];
+function origins(env: Env, name: string, fallback: string[]): string[] {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
   return raw.split(',').map((entry) => {
-    const url = httpUrl('BILLING_ALLOWED_ORIGINS', entry.trim());
+    const url = httpUrl(name, entry.trim());
     if (url.origin !== entry.trim().replace(/\/$/, '')) {
-      throw new ConfigError('BILLING_ALLOWED_ORIGINS', `must list bare origins like https://app.example.com, got ${quoted(entry.trim())}`);
+      throw new ConfigError(name, `must list bare origins like https://app.example.com, got ${quoted(entry.trim())}`);
     }
     return url.origin;
   });
@@ -207,8 +211,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     prices: priceMap,
     defaultPlan,
     appUrl: appUrl.href.replace(/\/$/, ''),
-    allowedOrigins: origins(env, appUrl),
+    allowedOrigins: origins(env, 'BILLING_ALLOWED_ORIGINS', [appUrl.origin]),
     webConcurrency,
     graceDays: integer(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
+    checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', 20, 1, 10_000),
+    corsOrigins: origins(env, 'CORS_ALLOWED_ORIGINS', []),
   });
 }

@@ -103,8 +103,6 @@ export interface Repositories {
 
 export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
-  /** Throws when the database does not answer. */
-  ping(): Promise<void>;
 }
 
 /** A hosted checkout session as the payment provider reports it. */
@@ -163,4 +161,10 @@ export type PaymentEvent = {
 export interface WebhookVerifier {
   /** Checks the signature over the raw bytes and parses the event, or throws DomainError('invalid_signature'). */
   verify(rawBody: Buffer, signatureHeader: string | undefined): PaymentEvent;
+}
+
+/** What the domain reports for operators to watch; the adapter decides how (Prometheus). */
+export interface Metrics {
+  webhookEvent(type: string, outcome: 'processed' | 'duplicate' | 'ignored' | 'failed', lagSeconds: number | null): void;
+  checkoutSession(result: 'created' | 'reused'): void;
 }

@@ -41,11 +41,11 @@ function renderDomain(error: DomainError): Rendered {
   }
 }
 
-function render(error: FastifyError, body: unknown): Rendered | null {
+function render(error: FastifyError, input: unknown): Rendered | null {
   if (error instanceof DomainError) return renderDomain(error);
   if (error instanceof JsonBodyError) return { status: 422, detail: [jsonDecodeError(error.position, error.reason)] };
   if (error instanceof DatabaseUnavailableError) return { status: 503, detail: 'Database unavailable' };
-  if (error.validation) return { status: 422, detail: toValidationErrors(error.validation, error.validationContext ?? 'body', body) };
+  if (error.validation) return { status: 422, detail: toValidationErrors(error.validation, error.validationContext ?? 'body', input) };
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, detail: 'Request body too large' };
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return { status, detail: error.message };
@@ -54,7 +54,8 @@ function render(error: FastifyError, body: unknown): Rendered | null {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply: FastifyReply) => {
-    const rendered = render(error, request.body);
+    const parts: Record<string, unknown> = { body: request.body, querystring: request.query, params: request.params, headers: request.headers };
+    const rendered = render(error, parts[error.validationContext ?? 'body']);
     if (rendered === null) {
       request.log.error({ err: error }, 'unhandled error');
       return reply.status(500).send({ detail: 'Internal Server Error' });

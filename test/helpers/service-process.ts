@@ -20,7 +20,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   const output: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('service did not start within 30 s')), 30_000);
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}`));
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       output.push(line);
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);

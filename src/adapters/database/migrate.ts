@@ -26,3 +26,10 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
     return applied;
   });
 }
+
+/** How many of the project's migrations the database has not applied (readiness). */
+export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Promise<number> {
+  const files = (await readdir(dir)).filter((name) => /^\d+_.+\.sql$/.test(name));
+  const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)', [files]);
+  return files.length - (row?.n ?? 0);
+}

@@ -18,6 +18,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     kind: 'pglite',
     ...run(pg),
     transaction: (work) => pg.transaction((tx) => work(run(tx))),
+    poolStats: () => ({ size: 1, idle: 1, waiting: 0 }),
     close: () => pg.close(),
   };
 }

@@ -51,6 +51,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
         connection.release();
       }
     },
+    poolStats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }

@@ -8,9 +8,17 @@ export interface SqlClient {
   exec(sql: string): Promise<void>;
 }
 
+export interface PoolStats {
+  size: number;
+  idle: number;
+  waiting: number;
+}
+
 export interface Database extends SqlClient {
   readonly kind: 'pglite' | 'postgres';
   transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /** Connections in use and waiting; PGlite has one connection and reports it. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 

@@ -20,8 +20,5 @@ export function createStore(db: Database): Store {
   return {
     ...repositories(db),
     transaction: (work) => db.transaction((tx) => work(repositories(tx))),
-    async ping() {
-      await db.query('SELECT 1');
-    },
   };
 }

@@ -2,7 +2,7 @@
 // server; the client may only choose where to come back to, within the allowed origins.
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.ts';
-import type { PaymentsProvider, Principal, Store, User } from '../ports.ts';
+import type { Metrics, PaymentsProvider, Principal, Store, User } from '../ports.ts';
 import { blocksNewCheckout } from './tier.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
 
@@ -29,6 +29,7 @@ export class CheckoutService {
     private readonly store: Store,
     private readonly payments: PaymentsProvider,
     private readonly settings: CheckoutSettings,
+    private readonly metrics: Pick<Metrics, 'checkoutSession'>,
   ) {}
 
   async start(principal: Principal, input: CheckoutInput, now = new Date()): Promise<{ url: string }> {
@@ -39,7 +40,10 @@ export class CheckoutService {
       throw new DomainError('subscription_active', 'You already have an active subscription');
     }
     const reusable = await this.openSession(user, target, now);
-    if (reusable) return { url: reusable };
+    if (reusable) {
+      this.metrics.checkoutSession('reused');
+      return { url: reusable };
+    }
     const customerId = await this.customerOf(user);
     // Same user, same target, same number of earlier sessions -> same key: concurrent clicks
     // get one session from the provider; a later checkout gets a fresh one.
@@ -47,6 +51,7 @@ export class CheckoutService {
     const key = `checkout:${user.id}:${attempt}:${digest(target)}`;
     const session = await this.payments.createCheckoutSession({ customerId, userId: user.id, ...target }, key);
     await this.store.checkoutSessions.insert({ id: session.id, userId: user.id, url: session.url, expiresAt: session.expiresAt, ...target });
+    this.metrics.checkoutSession('created');
     return { url: session.url };
   }
 

@@ -2,7 +2,7 @@
 // runs, then the event record is written. A handler failure rolls both back and is rethrown (the
 // HTTP layer answers 500, so the provider retries). Concurrent deliveries of one event are
 // serialised by a per-event lock; whoever comes second finds the record and answers `duplicate`.
-import type { PaymentEvent, PaymentsProvider, Store, WebhookVerifier } from '../ports.ts';
+import type { Metrics, PaymentEvent, PaymentsProvider, Store, WebhookVerifier } from '../ports.ts';
 import type { WebhookLog } from './context.ts';
 import { EVENT_HANDLERS } from './handlers/index.ts';
 
@@ -19,6 +19,7 @@ export class WebhookService {
     private readonly payments: PaymentsProvider,
     private readonly settings: WebhookSettings,
     private readonly log: WebhookLog,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Verifies and processes one delivery. */
@@ -28,6 +29,12 @@ export class WebhookService {
 
   /** Processes an already verified event (deliveries and replays of undelivered events). */
   async process(event: PaymentEvent): Promise<WebhookOutcome> {
+    const outcome = await this.processOnce(event);
+    this.metrics.webhookEvent(event.type, outcome, outcome === 'processed' ? Date.now() / 1000 - event.created : null);
+    return outcome;
+  }
+
+  private async processOnce(event: PaymentEvent): Promise<WebhookOutcome> {
     if (event.livemode !== this.settings.livemode) {
       this.log.warn({ event: event.id, livemode: event.livemode }, 'event from the other mode: acknowledged, ignored');
       return 'ignored';
@@ -50,6 +57,7 @@ export class WebhookService {
 
   /** Kept outside the rolled-back transaction; a failure to record must not hide the original. */
   private async recordFailure(event: PaymentEvent, error: unknown): Promise<void> {
+    this.metrics.webhookEvent(event.type, 'failed', null);
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.log.warn({ event: event.id, type: event.type, error: message }, 'webhook event failed; the provider will retry');
     await this.store.webhookFailures.record({ eventId: event.id, type: event.type, error: message.slice(0, 1000) }).catch(() => {});

@@ -5,7 +5,7 @@ import type { TokenVerifier } from '../../domain/ports.ts';
 import { authenticate } from '../authenticate.ts';
 import { AUTH_RESPONSES, ref } from '../schemas.ts';
 
-export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifier): FastifyPluginAsync {
+export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifier, perUserPerMinute: number): FastifyPluginAsync {
   return async (app) => {
     app.post<{ Body: CheckoutInput }>('/billing/checkout', {
       schema: {
@@ -14,9 +14,11 @@ export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifie
         tags: ['billing'],
         security: [{ bearerAuth: [] }],
         body: ref('CheckoutRequest'),
-        response: { 200: ref('CheckoutResponse'), ...AUTH_RESPONSES, 409: ref('ErrorDetail'), 422: ref('HTTPValidationError'), 502: ref('ErrorDetail') },
+        response: { 200: ref('CheckoutResponse'), ...AUTH_RESPONSES, 409: ref('ErrorDetail'), 422: ref('HTTPValidationError'), 429: ref('ErrorDetail'), 502: ref('ErrorDetail') },
       },
       onRequest: authenticate(verifier),
+      // Per user, after authentication; a checkout costs provider calls.
+      config: { rateLimit: { max: perUserPerMinute, timeWindow: 60_000, hook: 'preHandler', keyGenerator: (request) => `checkout:${request.principal.idpId}` } },
       handler: (request) => checkout.start(request.principal, request.body),
     });
   };
