@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 
 export type DatabaseConfig =
-  | { kind: 'postgres'; url: string }
+  | { kind: 'postgres'; url: string; poolSize: number }
   | { kind: 'pglite'; dataDir: string | null }; // null: in memory
 
 export type IdentityConfig =
@@ -94,7 +94,7 @@ function database(env: Env, dataDir: string): DatabaseConfig {
   const url = text(env, 'DATABASE_URL');
   if (url === undefined) return { kind: 'pglite', dataDir: resolve(dataDir, 'pglite') };
   if (url === 'memory://') return { kind: 'pglite', dataDir: null };
-  if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url };
+  if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url, poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500) };
   throw new ConfigError('DATABASE_URL', 'must be postgres://..., postgresql://... or memory://');
 }
 

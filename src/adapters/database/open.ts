@@ -6,7 +6,7 @@ import { openPostgres } from './postgres.ts';
 import type { Database } from './sql-client.ts';
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  return config.kind === 'postgres' ? openPostgres(config.url) : openPglite(config.dataDir);
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openPglite(config.dataDir);
 }
 
 export async function openMigratedDatabase(config: DatabaseConfig): Promise<{ db: Database; applied: string[] }> {
