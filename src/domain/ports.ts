@@ -44,9 +44,12 @@ export interface UsersRepository {
   /** Creates the user on first sight, keeps the e-mail in step; one round trip when nothing changed. */
   upsertByIdpId(idpId: string, email: string): Promise<User>;
   findById(id: string): Promise<User | null>;
+  findByIdpId(idpId: string): Promise<User | null>;
   findByCustomerId(customerId: string): Promise<User | null>;
   /** Stores the provider customer unless one is already stored; returns the one that is. */
   linkCustomer(userId: string, customerId: string): Promise<string>;
+  /** Sets the plan the user's next checkout is priced at; null when there is no such user. */
+  setPlan(idpId: string, plan: string): Promise<User | null>;
 }
 
 export interface CheckoutSessionRecord {
@@ -140,6 +143,8 @@ export interface PaymentsProvider {
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
   /** null when the provider does not know the subscription. */
   retrieveSubscription(id: string): Promise<ProviderSubscription | null>;
+  /** Every subscription of the customer, in any status (ended ones included), newest first. */
+  listSubscriptions(customerId: string): Promise<ProviderSubscription[]>;
   /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
   undeliveredEvents(): Promise<PaymentEvent[]>;
 }

@@ -1,5 +1,7 @@
 // buildTestApp(): the production buildApp and composition, on a fresh database (PGlite in memory
 // or a new PostgreSQL database), with the development identity provider minting real tokens.
+// Its app.inject checks every response of a documented operation against /openapi.json
+// (openapi-contract.ts): a status or body the document does not describe fails the test.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import { compose, type Composition } from '../../src/composition.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { devIssuerUrl, loadOrCreateSigningKey, signToken, type TokenClaims } from '../../src/dev/identity-provider.ts';
 import { createTestDatabase } from './database.ts';
+import { checkInjectedResponses } from './openapi-contract.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -27,6 +30,7 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig(fullEnv);
   const composition = await compose(config);
   const app = await buildApp(composition.services, { logger: composition.logger });
+  await checkInjectedResponses(app);
   const key = await loadOrCreateSigningKey(dataDir);
   return {
     app,

@@ -2,11 +2,10 @@
 // listening) are fetched and processed through the same exactly-once path; a second replay
 // changes nothing.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { replayUndeliveredEvents } from '../../src/domain/webhooks/replay.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { runCli } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 
 describe(`replay of undelivered events (${databaseLabel})`, () => {
@@ -36,10 +35,12 @@ describe(`replay of undelivered events (${databaseLabel})`, () => {
     assert.deepEqual(second, { total: first.total, processed: 0, duplicate: first.total, ignored: 0 });
   });
 
-  test('the npm run payments:replay command does the same from its own process', { skip: !onPostgres && 'a second process needs PostgreSQL' }, async () => {
+  test('the replay-events command (npm run payments:replay) does the same from its own process', { skip: !onPostgres && 'a second process needs PostgreSQL' }, async () => {
     const token = await payWhileUnreachable('replay-cli-user');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/replay-events.ts'], { env: { ...process.env, ...t.env } });
-    assert.match(stdout, /replayed \d+ event\(s\): [1-9]\d* processed/);
+    const run = await runCli(['replay-events'], t.env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^replayed \d+ event\(s\): [1-9]\d* processed, \d+ duplicate, \d+ ignored\n$/);
+    assert.match(run.stderr, /^\[1\/\d+\] evt_\w+: (processed|duplicate|ignored)$/m);
     assert.equal(await tierOf(token), 'pro');
   });
 });

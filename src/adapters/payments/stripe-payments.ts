@@ -59,6 +59,11 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
           throw error;
         }
       }),
+    listSubscriptions: (customerId) =>
+      call('subscriptions.list', async () => {
+        const subscriptions = await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 }).autoPagingToArray({ limit: 10_000 });
+        return subscriptions.map(toProviderSubscription);
+      }),
     undeliveredEvents: () =>
       call('events.list', async () => {
         const events = await stripe.events.list({ delivery_success: false, limit: 100 }).autoPagingToArray({ limit: 10_000 });

@@ -23,7 +23,12 @@ function laterInLifecycle(a: ProviderSubscription, b: SubscriptionState): boolea
   return rank !== 0 ? rank > 0 : a.cancelAtPeriodEnd && !b.cancelAtPeriodEnd;
 }
 
-async function save(ctx: HandlerContext, stored: SubscriptionState | null, next: ProviderSubscription, created: number, syncedAt: Date | null): Promise<void> {
+/**
+ * Stores a provider snapshot for its user (found by the metadata user id, else the customer):
+ * `created` (unix seconds) is the moment the snapshot is known to be current at, `syncedAt` when
+ * it was re-read from the provider (null when it came with an event). Exported for sync-user.
+ */
+export async function saveProviderState(ctx: HandlerContext, stored: SubscriptionState | null, next: ProviderSubscription, created: number, syncedAt: Date | null): Promise<void> {
   const user = await findEventUser(ctx.tx, next.metadataUserId, next.customerId);
   const userId = user?.id ?? stored?.userId;
   if (userId === undefined) {
@@ -43,15 +48,15 @@ export async function applySubscriptionEvent(ctx: HandlerContext, incoming: Prov
   if (decision === 'skip') return ctx.log.info({ subscription: incoming.id, created }, 'older subscription event skipped');
   if (decision === 'reread') {
     const fresh = await ctx.payments.retrieveSubscription(incoming.id);
-    if (fresh !== null) return save(ctx, stored, fresh, created, ctx.now);
+    if (fresh !== null) return saveProviderState(ctx, stored, fresh, created, ctx.now);
     if (stored !== null && created <= stored.eventCreated && !laterInLifecycle(incoming, stored)) return;
   }
-  return save(ctx, stored, incoming, created, stored?.syncedAt ?? null);
+  return saveProviderState(ctx, stored, incoming, created, stored?.syncedAt ?? null);
 }
 
 /** Re-reads a subscription named by an event (an invoice, a completed checkout) and applies it. */
 export async function refreshSubscription(ctx: HandlerContext, subscriptionId: string, created: number): Promise<void> {
   const fresh = await ctx.payments.retrieveSubscription(subscriptionId);
   if (fresh === null) return ctx.log.warn({ subscription: subscriptionId }, 'provider does not know this subscription');
-  return save(ctx, await ctx.tx.subscriptions.find(subscriptionId), fresh, created, ctx.now);
+  return saveProviderState(ctx, await ctx.tx.subscriptions.find(subscriptionId), fresh, created, ctx.now);
 }

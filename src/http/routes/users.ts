@@ -13,7 +13,7 @@ export function usersRoutes(users: UserService, verifier: TokenVerifier): Fastif
         summary: 'Get current user profile',
         tags: ['users'],
         security: [{ bearerAuth: [] }],
-        response: { 200: ref('User'), ...AUTH_RESPONSES },
+        response: { 200: ref('User'), ...AUTH_RESPONSES, 500: ref('ErrorDetail'), 503: ref('ErrorDetail') },
       },
       onRequest: authenticate(verifier),
       handler: (request) => users.profile(request.principal),

@@ -18,7 +18,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsync {
         summary: 'Payment provider webhook',
         tags: ['webhooks'],
         description: 'Stripe events, verified by the Stripe-Signature header over the raw body and processed exactly once.',
-        response: { 200: ref('WebhookResponse'), 400: ref('ErrorDetail'), 413: ref('ErrorDetail'), 500: ref('ErrorDetail'), 503: ref('ErrorDetail') },
+        response: { 200: ref('WebhookResponse'), 400: ref('ErrorDetail'), 413: ref('ErrorDetail'), 500: ref('ErrorDetail'), 502: ref('ErrorDetail'), 503: ref('ErrorDetail') },
       },
       handler: async (request) => {
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

@@ -16,7 +16,9 @@ const WITH_SUBSCRIPTION = (users: string) => `
 
 // Insert, or update the e-mail only when it changed; the UNION returns the row either way in one
 // round trip. A concurrent first insert can be invisible to this statement's snapshot, hence the
-// plain re-read in upsertByIdpId.
+// plain re-read in upsertByIdpId. Only used when the plain read finds nothing to return: even
+// when it changes nothing, an ON CONFLICT DO UPDATE locks the row, which costs a transaction id and
+// a WAL record, and GET /users/me must stay a read.
 const UPSERT = `
   WITH written AS (
     INSERT INTO users (idp_id, email) VALUES ($1, $2)
@@ -30,6 +32,12 @@ const UPSERT = `
   )
   ${WITH_SUBSCRIPTION('found')}`;
 
+const BY_IDP_ID = `${WITH_SUBSCRIPTION('users')} WHERE u.idp_id = $1`;
+
+const SET_PLAN = `
+  WITH found AS (UPDATE users SET plan = $2, updated_at = now() WHERE idp_id = $1 RETURNING *)
+  ${WITH_SUBSCRIPTION('found')}`;
+
 export function usersRepository(db: SqlClient): UsersRepository {
   const one = async (sql: string, params: string[]): Promise<User | null> => {
     const [row] = await db.query<UserRow>(sql, params);
@@ -37,11 +45,15 @@ export function usersRepository(db: SqlClient): UsersRepository {
   };
   return {
     async upsertByIdpId(idpId, email) {
-      const user = (await one(UPSERT, [idpId, email])) ?? (await one(`${WITH_SUBSCRIPTION('users')} WHERE u.idp_id = $1`, [idpId]));
+      // The common case, a known user whose e-mail has not changed: one read-only round trip.
+      const known = await one(BY_IDP_ID, [idpId]);
+      if (known !== null && known.email === email) return known;
+      const user = (await one(UPSERT, [idpId, email])) ?? (await one(BY_IDP_ID, [idpId]));
       if (user === null) throw new Error('user vanished between upsert and read');
       return user;
     },
     findById: (id) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.id = $1`, [id]),
+    findByIdpId: (idpId) => one(BY_IDP_ID, [idpId]),
     findByCustomerId: (customerId) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.payments_customer_id = $1`, [customerId]),
     async linkCustomer(userId, customerId) {
       const [row] = await db.query<{ payments_customer_id: string }>(
@@ -52,5 +64,6 @@ export function usersRepository(db: SqlClient): UsersRepository {
       if (!row) throw new Error(`no user ${userId} to link a customer to`);
       return row.payments_customer_id;
     },
+    setPlan: (idpId, plan) => one(SET_PLAN, [idpId, plan]),
   };
 }

@@ -1,0 +1,36 @@
+# The service as a container image. Nothing here was built or run where it was written (no
+# container engine on that machine); see the note in compose.yaml.
+#
+# Two stages. `check` installs every dependency and type-checks the source, so an image is never
+# built from code that does not compile. `runtime` installs the production dependencies only
+# (npm ci --omit=dev) and takes the checked source. There is no build output: the service runs its
+# TypeScript through tsx, which is a production dependency for that reason.
+ARG NODE_VERSION=20
+
+FROM node:${NODE_VERSION}-slim AS check
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json ./
+RUN npm ci --no-audit --no-fund
+COPY src ./src
+RUN node_modules/.bin/tsc --noEmit -p .
+
+FROM node:${NODE_VERSION}-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8000 \
+    DATA_DIR=/app/.data \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=check /app/src ./src
+COPY migrations ./migrations
+# The image's files stay root's (read-only to the service); only DATA_DIR is the service's.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+EXPOSE 8000
+# curl is not in the slim image; node's own fetch asks /healthz.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node directly, not npm: SIGTERM from `docker stop` reaches the service's graceful shutdown.
+CMD ["node", "--import", "tsx", "src/server.ts"]

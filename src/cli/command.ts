@@ -1,0 +1,59 @@
+// What a CLI command is: a name, its help, the options node:util parseArgs reads for it, and run().
+// Results go to stdout (so `$(npm run -s token ...)` captures just the token); progress goes to
+// stderr. A command throws to fail: the dispatcher prints one line and exits non-zero.
+// Commands import the database, the provider and the composition inside run(), so `--help` and
+// `token` start without loading them.
+import type { ParseArgsConfig } from 'node:util';
+import { loadConfig, type Config } from '../config.ts';
+
+export interface CommandInput {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+export interface CommandIo {
+  /** A line of the command's result, on stdout. */
+  out(line: string): void;
+  /** A line of progress, on stderr. */
+  progress(line: string): void;
+}
+
+export interface Command {
+  name: string;
+  /** Arguments after the command name, e.g. `<idp_id> <plan>`. */
+  usage: string;
+  /** One line, for the command list. */
+  summary: string;
+  /** Further lines for `<command> --help`: what it does and each option. */
+  help: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Names of the required positional arguments, in order. */
+  positionals: string[];
+  run(input: CommandInput, io: CommandIo): Promise<void>;
+}
+
+/** The command line itself is wrong: exit code 2 and a pointer to the help of `command`, if known. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function requiredOption(input: CommandInput, name: string): string {
+  const value = input.values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/**
+ * The configuration for an operator command: the service's own, from the same variables, with
+ * the log level lowered to `warn` unless LOG_LEVEL says otherwise, so JSON log lines do not bury
+ * the command's output.
+ */
+export function cliConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
+  return loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+}

@@ -1,0 +1,16 @@
+// Errors of the operator commands (src/cli): someone named a user or a plan that does not exist.
+// They never reach HTTP, so they are not codes of the error catalogue (../errors.ts); the CLI
+// prints their message as the one line an operator reads.
+export class UnknownUserError extends Error {
+  constructor(idpId: string) {
+    super(`no user with idp_id ${JSON.stringify(idpId)} (a user exists once they have called the API)`);
+    this.name = 'UnknownUserError';
+  }
+}
+
+export class UnknownPlanError extends Error {
+  constructor(plan: string, tiers: readonly string[]) {
+    super(`unknown plan ${JSON.stringify(plan)}: BILLING_PRICES has ${tiers.join(', ')}`);
+    this.name = 'UnknownPlanError';
+  }
+}

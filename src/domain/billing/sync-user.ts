@@ -1,0 +1,54 @@
+// Re-reads one user's subscriptions from the payment provider and stores them, for when the stored
+// state went wrong (events lost beyond the provider's retries, a bug since fixed): the provider is
+// the source of truth. The snapshots are saved exactly as a webhook re-read saves them, in one
+// transaction, as of now: an event created before this read is older than what it stored.
+import { saveProviderState } from '../webhooks/subscription-sync.ts';
+import type { WebhookLog } from '../webhooks/context.ts';
+import type { PaymentsProvider, Store } from '../ports.ts';
+import { UnknownUserError } from './operator-errors.ts';
+import { tierOf, type TierPolicy } from './tier.ts';
+
+export interface SyncUserDeps {
+  store: Store;
+  payments: PaymentsProvider;
+  policy: TierPolicy;
+  log: WebhookLog;
+  now?: () => Date;
+}
+
+export interface SyncUserResult {
+  idpId: string;
+  customerId: string | null;
+  /** The subscriptions the provider reported, each as `id (status)`. */
+  subscriptions: string[];
+  tierBefore: string;
+  tierAfter: string;
+}
+
+export async function syncUser(deps: SyncUserDeps, idpId: string): Promise<SyncUserResult> {
+  const clock = deps.now ?? (() => new Date());
+  const user = await deps.store.users.findByIdpId(idpId);
+  if (user === null) throw new UnknownUserError(idpId);
+  const tierBefore = tierOf(user.subscription, deps.policy, clock());
+  if (user.paymentsCustomerId === null) {
+    // Never checked out: the provider has nothing of this user's to read.
+    return { idpId, customerId: null, subscriptions: [], tierBefore, tierAfter: tierBefore };
+  }
+  const customerId = user.paymentsCustomerId;
+  const fresh = await deps.payments.listSubscriptions(customerId);
+  const now = clock();
+  await deps.store.transaction(async (tx) => {
+    const ctx = { tx, payments: deps.payments, log: deps.log, now };
+    for (const subscription of fresh) {
+      await saveProviderState(ctx, await tx.subscriptions.find(subscription.id), subscription, Math.floor(now.getTime() / 1000), now);
+    }
+  });
+  const after = await deps.store.users.findById(user.id);
+  return {
+    idpId,
+    customerId,
+    subscriptions: fresh.map((s) => `${s.id} (${s.status})`),
+    tierBefore,
+    tierAfter: tierOf(after?.subscription ?? null, deps.policy, clock()),
+  };
+}
