@@ -13,6 +13,7 @@ import type { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { answerClientError } from './http/client-errors.ts';
 import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -55,6 +56,7 @@ export function createFastify(options: AppOptions): FastifyInstance {
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
     genReqId: requestId,
+    clientErrorHandler: answerClientError,
     // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;

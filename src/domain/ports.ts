@@ -46,8 +46,11 @@ export interface UsersRepository {
   findById(id: string): Promise<User | null>;
   findByIdpId(idpId: string): Promise<User | null>;
   findByCustomerId(customerId: string): Promise<User | null>;
-  /** Stores the provider customer unless one is already stored; returns the one that is. */
-  linkCustomer(userId: string, customerId: string): Promise<string>;
+  /**
+   * Stores the provider customer unless the user has one, or the customer belongs to another
+   * user; returns the user's customer afterwards (null when neither was possible).
+   */
+  linkCustomer(userId: string, customerId: string): Promise<string | null>;
   /** Sets the plan the user's next checkout is priced at; null when there is no such user. */
   setPlan(idpId: string, plan: string): Promise<User | null>;
 }

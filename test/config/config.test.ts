@@ -62,7 +62,7 @@ describe('configuration', () => {
 
   test('a complete production setting is accepted as given', () => {
     const config = loadConfig({ ...PRODUCTION, IDP_EMAIL_CLAIM: 'https://example.com/email', BILLING_PRICES: 'team=price_456,pro=price_123', BILLING_DEFAULT_PLAN: 'pro', WEB_CONCURRENCY: '4' });
-    assert.deepEqual(config.database, { kind: 'postgres', url: PRODUCTION.DATABASE_URL });
+    assert.deepEqual(config.database, { kind: 'postgres', url: PRODUCTION.DATABASE_URL, poolSize: 10 });
     assert.deepEqual(config.identity, { kind: 'oidc', issuer: PRODUCTION.IDP_ISSUER, audience: 'api://billing', jwksUrl: null, emailClaim: 'https://example.com/email' });
     assert.deepEqual(config.payments, { kind: 'stripe', apiKey: 'sk_live_abc123', apiBase: null, livemode: true });
     assert.equal(config.defaultPlan, 'pro');

@@ -38,7 +38,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     child,
     output,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await once(child, 'exit');
     },

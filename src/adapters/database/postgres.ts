@@ -8,7 +8,7 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   if (code !== undefined) return UNAVAILABLE_CODES.has(code);
-  return error instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(error.message);
+  return error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(error.message);
 }
 
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
@@ -34,6 +34,9 @@ export function openPostgres(url: string, poolSize = 10): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // ...and neither must a checked-out client whose backend is terminated mid-transaction: the
+  // failing query rejects (and maps to 503), the error event must not become an uncaught one.
+  pool.on('connect', (connection) => void connection.on('error', () => {}));
   return {
     kind: 'postgres',
     ...client(pool),

@@ -4,9 +4,12 @@
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { DomainError } from '../../domain/errors.ts';
 import type { Principal, TokenVerifier } from '../../domain/ports.ts';
+import { isStorableText } from '../storable-text.ts';
 
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 const CLOCK_TOLERANCE_SECONDS = 30;
+// Loose on purpose (identity providers vouch for the address); it only keeps out what no address has.
+const EMAIL_SHAPE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+$/;
 const MAX_CLAIM_LENGTH = { sub: 255, email: 320 };
 // Userinfo answers are kept per token until it expires: a client repeating its token must not cost
 // a userinfo call per request (Auth0 allows a few per minute per user).
@@ -30,6 +33,7 @@ function claimText(payload: JWTPayload, claim: string, maxLength: number): strin
   const value = payload[claim];
   if (typeof value !== 'string' || value === '') return null;
   if (value.length > maxLength) throw invalid(`${claim} claim too long`);
+  if (!isStorableText(value)) throw invalid(`${claim} claim has characters that cannot be stored`);
   return value;
 }
 
@@ -66,6 +70,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     const fromClaim = claimText(payload, options.emailClaim, MAX_CLAIM_LENGTH.email);
     const found = fromClaim ?? (await emailFromIssuer(token, payload));
     if (found === null || found.length > MAX_CLAIM_LENGTH.email) throw invalid('token carries no e-mail');
+    if (!EMAIL_SHAPE.test(found)) throw invalid('e-mail claim is not an address');
     return found;
   }
   return {

@@ -3,13 +3,19 @@
 import type Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
 import type { WebhookVerifier } from '../../domain/ports.ts';
+import { isStorableText } from '../storable-text.ts';
 import { toPaymentEvent } from './stripe-mapping.ts';
 import { verifySignature } from './webhook-signature.ts';
+
+function refuseUnstorable(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && !isStorableText(value)) throw new SyntaxError('string with characters that cannot be stored');
+  return value;
+}
 
 function parseEvent(rawBody: Buffer): Stripe.Event {
   let event: Stripe.Event;
   try {
-    event = JSON.parse(rawBody.toString('utf8')) as Stripe.Event;
+    event = JSON.parse(rawBody.toString('utf8'), refuseUnstorable) as Stripe.Event;
   } catch {
     throw new DomainError('invalid_signature', 'Webhook body is not JSON');
   }

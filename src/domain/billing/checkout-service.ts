@@ -85,7 +85,7 @@ export class CheckoutService {
   private async customerOf(user: User): Promise<string> {
     if (user.paymentsCustomerId) return user.paymentsCustomerId;
     const created = await this.payments.createCustomer({ userId: user.id, email: user.email }, `customer:${user.id}`);
-    return this.store.users.linkCustomer(user.id, created);
+    return (await this.store.users.linkCustomer(user.id, created)) ?? created;
   }
 }
 

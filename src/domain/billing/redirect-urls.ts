@@ -1,7 +1,7 @@
 // Where the provider may send the user back. A client may choose the page, never the site: the
 // URL must be absolute http(s), carry no credentials, and have an allowed origin. Anything the
-// WHATWG parser would read differently from a person (scheme-relative, backslashes, control
-// characters) is refused before parsing.
+// WHATWG parser would read differently from a person (scheme-relative, backslashes, control or
+// non-ASCII characters) is refused before parsing.
 import { DomainError } from '../errors.ts';
 
 const MAX_URL_LENGTH = 2048;
@@ -12,7 +12,9 @@ function refuse(field: string, input: string, reason: string): DomainError {
 
 export function checkRedirectUrl(field: string, input: string, allowedOrigins: readonly string[]): string {
   if (input.length > MAX_URL_LENGTH) throw refuse(field, input, `URL must be at most ${MAX_URL_LENGTH} characters`);
-  if (!/^https?:\/\/[^/\\]/i.test(input) || /[\s\\\u0000-\u001f\u007f]/.test(input)) {
+  // Printable ASCII only: look-alike (full-width, zero-width) spellings of an allowed host and
+  // characters the provider cannot encode are refused rather than normalised. Percent-encode the rest.
+  if (!/^https?:\/\/[^/\\]/i.test(input) || !/^[\x21-\x7e]+$/.test(input) || input.includes('\\')) {
     throw refuse(field, input, 'URL must be an absolute http(s) URL');
   }
   let url: URL;

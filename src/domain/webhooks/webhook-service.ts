@@ -43,7 +43,7 @@ export class WebhookService {
       return await this.store.transaction(async (tx) => {
         await tx.webhookEvents.lock(event.id);
         if (await tx.webhookEvents.exists(event.id)) return 'duplicate';
-        const handler = EVENT_HANDLERS[event.type];
+        const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
         if (handler) await handler(event, { tx, payments: this.payments, log: this.log, now: new Date() });
         const outcome = handler ? 'processed' : 'ignored';
         await tx.webhookEvents.insert({ id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created });

@@ -56,9 +56,14 @@ export function usersRepository(db: SqlClient): UsersRepository {
     findByIdpId: (idpId) => one(BY_IDP_ID, [idpId]),
     findByCustomerId: (customerId) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.payments_customer_id = $1`, [customerId]),
     async linkCustomer(userId, customerId) {
-      const [row] = await db.query<{ payments_customer_id: string }>(
-        `UPDATE users SET payments_customer_id = COALESCE(payments_customer_id, $2), updated_at = now()
-         WHERE id = $1 RETURNING payments_customer_id`,
+      // Keeps an existing link, and never takes a customer already linked to someone else.
+      const [row] = await db.query<{ payments_customer_id: string | null }>(
+        `WITH linked AS (
+           UPDATE users SET payments_customer_id = $2, updated_at = now()
+           WHERE id = $1 AND payments_customer_id IS NULL AND NOT EXISTS (SELECT 1 FROM users WHERE payments_customer_id = $2)
+           RETURNING payments_customer_id)
+         SELECT payments_customer_id FROM linked
+         UNION ALL SELECT payments_customer_id FROM users WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM linked)`,
         [userId, customerId],
       );
       if (!row) throw new Error(`no user ${userId} to link a customer to`);

@@ -1,0 +1,90 @@
+// A TokenVerifier decorator that remembers successful verifications for a short while, so a client
+// repeating its access token costs a hash and a map look-up instead of a signature check.
+//
+// What keeps it safe:
+// - only tokens the inner verifier accepted are kept; a failure is never cached, so a bad token is
+//   fully checked (and rejected) every time;
+// - the key is the SHA-256 of the whole token, signature included: a token differing in any byte is
+//   a miss and goes through the inner verifier, and no token text is held in memory;
+// - an entry lives until the token's own `exp` (read from the token the inner verifier just
+//   accepted) or `maxAgeMs`, whichever comes first; `maxAgeMs` bounds how long a token keeps working
+//   after its signing key has been withdrawn at the issuer;
+// - at most `maxEntries` entries, the least recently used evicted first.
+// Concurrent first requests carrying one token share a single verification.
+import { createHash } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import type { Principal, TokenVerifier } from '../../domain/ports.ts';
+
+export interface CachedVerifierOptions {
+  /** Entries kept at most; the least recently used goes first. Default 10,000 (a few MB). */
+  maxEntries?: number;
+  /** Longest an entry is trusted, even when the token expires later. Default 60 s. */
+  maxAgeMs?: number;
+  /** Clock, in ms since the epoch. Default Date.now. */
+  now?: () => number;
+}
+
+interface Entry {
+  principal: Principal;
+  expiresAt: number;
+}
+
+const DEFAULTS = { maxEntries: 10_000, maxAgeMs: 60_000 };
+
+const keyOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+
+/** Unix ms at which the (already verified) token expires, or null when it carries no usable exp. */
+function expiryOf(token: string): number | null {
+  try {
+    const { exp } = decodeJwt(token);
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+export function createCachedVerifier(inner: TokenVerifier, options: CachedVerifierOptions = {}): TokenVerifier {
+  const maxEntries = options.maxEntries ?? DEFAULTS.maxEntries;
+  const maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
+  const now = options.now ?? Date.now;
+  if (!(maxEntries >= 1) || !(maxAgeMs > 0)) throw new RangeError('maxEntries must be at least 1 and maxAgeMs above 0');
+  // A Map iterates in insertion order: re-inserting on a hit keeps the oldest-used entry first.
+  const entries = new Map<string, Entry>();
+  const inFlight = new Map<string, Promise<Principal>>();
+
+  function remember(key: string, token: string, principal: Principal): void {
+    const expiry = expiryOf(token);
+    if (expiry === null) return;
+    const expiresAt = Math.min(expiry, now() + maxAgeMs);
+    if (expiresAt <= now()) return;
+    entries.delete(key);
+    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+    entries.set(key, { principal, expiresAt });
+  }
+
+  return {
+    verify(token: string): Promise<Principal> {
+      const key = keyOf(token);
+      const entry = entries.get(key);
+      if (entry !== undefined) {
+        if (entry.expiresAt > now()) {
+          entries.delete(key);
+          entries.set(key, entry);
+          return Promise.resolve(entry.principal);
+        }
+        entries.delete(key);
+      }
+      const pending = inFlight.get(key);
+      if (pending !== undefined) return pending;
+      const verification = (async () => inner.verify(token))()
+        .then((principal) => {
+          const kept = Object.freeze({ ...principal });
+          remember(key, token, kept);
+          return kept;
+        })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, verification);
+      return verification;
+    },
+  };
+}
