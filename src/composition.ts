@@ -8,6 +8,7 @@ import { pendingMigrations } from './adapters/database/migrate.ts';
 import { openMigratedDatabase } from './adapters/database/open.ts';
 import { createStore } from './adapters/database/store.ts';
 import type { Database } from './adapters/database/sql-client.ts';
+import { createCachedVerifier } from './adapters/identity/cached-verifier.ts';
 import { createJwtVerifier } from './adapters/identity/jwt-verifier.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { connectOidcIssuer } from './adapters/identity/oidc-issuer.ts';
@@ -47,12 +48,14 @@ async function composeIdentity(config: Config, logger: Logger): Promise<Identity
   if (identity.kind === 'oidc') {
     const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl);
     const onKeyFetchError = (error: Error) => logger.warn({ err: error.message }, 'could not fetch the identity provider keys; cached keys still verify');
-    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail, onKeyFetchError });
+    // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
+    // token costs a hash, not a signature check. See cached-verifier.ts.
+    const verifier = createCachedVerifier(createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail, onKeyFetchError }));
     return { verifier, devRoutes: [] };
   }
   const key = await loadOrCreateSigningKey(config.dataDir);
   const issuer = devIssuerUrl(config.host, config.port);
-  const verifier = createJwtVerifier({ issuer, audience: identity.audience, keys: localKeys(key), emailClaim: identity.emailClaim });
+  const verifier = createCachedVerifier(createJwtVerifier({ issuer, audience: identity.audience, keys: localKeys(key), emailClaim: identity.emailClaim }));
   return { verifier, devRoutes: [devIdentityProviderRoutes(issuer, key)] };
 }
 

@@ -4,7 +4,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { openPglite } from '../adapters/database/pglite.ts';
 import { openPostgres } from '../adapters/database/postgres.ts';
 import { startPaymentsSimulator } from './payments-simulator/index.ts';
 
@@ -18,7 +17,7 @@ export async function startEmbeddedSimulator(config: Config, logger: Logger): Pr
   const db =
     config.database.kind === 'postgres'
       ? openPostgres(config.database.url, 4)
-      : await openPglite(config.database.dataDir === null ? null : join(config.dataDir, 'simulator-pglite'));
+      : await (await import('../adapters/database/pglite.ts')).openPglite(config.database.dataDir === null ? null : join(config.dataDir, 'simulator-pglite'));
   let serviceUrl: string | null = null;
   const log = logger.child({ component: 'payments-simulator' });
   const simulator = await startPaymentsSimulator({

@@ -19,10 +19,26 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+// Prepared statements: the repositories' SQL is fixed text, so each statement gets a name and
+// PostgreSQL parses (and, after a few runs, plans) it once per connection instead of on every call.
+// Bounded, so SQL built per call could never grow the server's per-connection cache without end.
+// (A transaction-pooling PgBouncer older than 1.21 does not support named statements.)
+const MAX_NAMED_STATEMENTS = 500;
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string): string | undefined {
+  let name = statementNames.get(sql);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `s${statementNames.size}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
 function client(target: pg.Pool | pg.PoolClient): SqlClient {
   return {
     async query<Row>(sql: string, params: SqlParam[] = []) {
-      return guarded(async () => (await target.query(sql, params)).rows as Row[]);
+      return guarded(async () => (await target.query({ name: statementName(sql), text: sql, values: params })).rows as Row[]);
     },
     async exec(sql: string) {
       await guarded(() => target.query(sql));

@@ -39,6 +39,10 @@ export class WebhookService {
       this.log.warn({ event: event.id, livemode: event.livemode }, 'event from the other mode: acknowledged, ignored');
       return 'ignored';
     }
+    // A redelivery of an event already recorded is answered from one read, without a transaction
+    // or the lock: a committed record is final. An event not found here still goes through the
+    // locked check below, so concurrent first deliveries are serialised exactly as before.
+    if (await this.store.webhookEvents.exists(event.id)) return 'duplicate';
     try {
       return await this.store.transaction(async (tx) => {
         await tx.webhookEvents.lock(event.id);

@@ -6,7 +6,10 @@ import { SUBSCRIPTION_COLUMNS, toSubscription, type SubscriptionRow } from './ro
 export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository {
   return {
     async find(id) {
-      const [row] = await db.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = $1`, [id]);
+      // FOR UPDATE: two events for one subscription in flight at once are applied one after the
+      // other, the second deciding against what the first committed; without the lock both read
+      // the same state and the older could be saved last, over the newer.
+      const [row] = await db.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = $1 FOR UPDATE`, [id]);
       return row ? toSubscription(row) : null;
     },
     async save(s) {
@@ -17,7 +20,9 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
          ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, customer_id = EXCLUDED.customer_id, status = EXCLUDED.status,
            price_id = EXCLUDED.price_id, cancel_at_period_end = EXCLUDED.cancel_at_period_end,
            current_period_end = EXCLUDED.current_period_end, payment_failed_at = EXCLUDED.payment_failed_at,
-           event_created = EXCLUDED.event_created, synced_at = EXCLUDED.synced_at, updated_at = now()`,
+           event_created = EXCLUDED.event_created, synced_at = EXCLUDED.synced_at, updated_at = now()
+         -- Never older over newer, even when two first events for one subscription race.
+         WHERE subscriptions.event_created <= EXCLUDED.event_created`,
         [s.id, s.userId, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, s.paymentFailedAt, s.createdAt, s.eventCreated, s.syncedAt],
       );
     },
