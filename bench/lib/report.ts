@@ -1,0 +1,82 @@
+// The results: one table on stdout, the targets of issue 5 checked against it, and the same as
+// JSON in bench/results/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Measurement } from './scenarios.ts';
+
+export interface Row {
+  scenario: string;
+  server: string;
+  m: Measurement;
+  /** The row this one is compared with (the baseline's, or the one-process service's). */
+  against?: Row;
+}
+
+export interface Target {
+  name: string;
+  met: boolean | null;
+  detail: string;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? a / b : NaN);
+const fixed = (value: number | undefined, digits = 1) => (value === undefined || Number.isNaN(value) ? '' : value.toFixed(digits));
+
+export function comparison(row: Row): string {
+  const base = row.against;
+  if (base === undefined) return '';
+  if (row.m.wallMs !== undefined && base.m.wallMs !== undefined) return `wall ${fixed(ratio(row.m.wallMs, base.m.wallMs), 2)}x`;
+  return `${fixed(ratio(row.m.rps, base.m.rps), 2)}x req/s, ${fixed(ratio(row.m.p99, base.m.p99), 2)}x p99`;
+}
+
+export function table(rows: Row[]): string {
+  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'RSS MB start/peak', 'wall ms', 'vs', 'CPU srv/pg/load', 'checks'];
+  const body = rows.map((row) => [
+    row.scenario,
+    row.server,
+    fixed(row.m.rps, 0),
+    fixed(row.m.p50, 1),
+    fixed(row.m.p99, 1),
+    String(row.m.non2xx),
+    `${fixed(row.m.rssStartMb, 0)}/${fixed(row.m.rssMb, 0)}`,
+    fixed(row.m.wallMs, 0),
+    row.against ? `${comparison(row)} (vs ${row.against.server})` : '',
+    `${fixed(row.m.cpu.server, 2)}/${fixed(row.m.cpu.postgres, 2)}/${fixed(row.m.cpu.load, 2)}`,
+    row.m.problems.length === 0 ? 'ok' : row.m.problems.join('; '),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+export function checkTargets(rows: Row[]): Target[] {
+  const find = (scenario: string, server: string) => rows.find((r) => r.scenario.startsWith(scenario) && r.server === server);
+  const targets: Target[] = [];
+  const add = (name: string, row: Row | undefined, test: (row: Row) => boolean, detail: (row: Row) => string) =>
+    targets.push(row === undefined ? { name, met: null, detail: 'not measured' } : { name, met: test(row), detail: detail(row) });
+  const rpsRatio = (row: Row) => ratio(row.m.rps, row.against!.m.rps);
+  const p99Ratio = (row: Row) => ratio(row.m.p99, row.against!.m.p99);
+
+  add('S1 >= 0.90x baseline req/s, p99 <= 1.5x, zero non-2xx', find('S1', 'service'),
+    (r) => rpsRatio(r) >= 0.9 && p99Ratio(r) <= 1.5 && r.m.non2xx === 0 && r.m.problems.length === 0, comparison);
+  add('S2 >= 0.80x baseline req/s, nothing lost or doubled', find('S2', 'service'),
+    (r) => rpsRatio(r) >= 0.8 && r.m.problems.length === 0, (r) => `${comparison(r)}; ${r.m.notes.join('; ')}`);
+  add('S3 >= 0.90x baseline req/s, nothing doubled', find('S3', 'service'),
+    (r) => rpsRatio(r) >= 0.9 && r.m.problems.length === 0, (r) => `${comparison(r)}; ${r.m.notes.join('; ')}`);
+  add('S4 one row per user, zero errors, wall <= 1.5x baseline', find('S4', 'service'),
+    (r) => ratio(r.m.wallMs!, r.against!.m.wallMs!) <= 1.5 && r.m.problems.length === 0, comparison);
+  // PGlite is a WebAssembly PostgreSQL inside the process (hundreds of MB by design): reported, not held to the target.
+  const serviceRows = rows.filter((r) => r.server.startsWith('service') && !r.server.includes('PGlite'));
+  if (serviceRows.length > 0) {
+    const worst = serviceRows.reduce((a, b) => (b.m.rssMb > a.m.rssMb ? b : a));
+    targets.push({ name: 'peak RSS <= 150 MB per process (service on PostgreSQL)', met: worst.m.rssMb <= 150, detail: `highest ${fixed(worst.m.rssMb, 0)} MB in ${worst.scenario} / ${worst.server}` });
+  }
+  add('WEB_CONCURRENCY=2: S1 >= 1.6x one process', find('S1', 'service x2'), (r) => rpsRatio(r) >= 1.6, (r) => `${fixed(rpsRatio(r), 2)}x req/s`);
+  return targets;
+}
+
+export function writeJson(dir: string, data: unknown): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,152 @@
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S4,S5,cluster,pglite] [--duration=SECONDS] [--profile] [--strict]
+// Starts a PostgreSQL, an OIDC issuer stand-in, the payment simulator, the baseline and the
+// service (production settings), runs S1-S5 against both one after the other, then S1 with
+// WEB_CONCURRENCY=2 and S1 on PGlite, prints the table and the targets, writes the JSON, and
+// stops everything it started, whatever happens. See bench/README.md.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { checkoutSub, openBenchDatabase, seed, userEmail, userSub, type BenchDatabase } from './lib/database.ts';
+import { stopAll } from './lib/processes.ts';
+import { checkTargets, table, writeJson, type Row } from './lib/report.ts';
+import { combine, s1Profile, s2Deliveries, s3Redeliveries, s4FirstRequests, s5Checkout, type BenchContext, type Round, type Scenario, type Settings } from './lib/scenarios.ts';
+import { PRICES, WEBHOOK_SECRET, startBaseline, startIssuer, startService, startSimulator, type Server, type Stack } from './lib/stack.ts';
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const profile = args.includes('--profile');
+const strict = args.includes('--strict');
+// The smoke run skips the two S1 variants (each a further service start-up); --only can add them.
+const only = new Set((args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (smoke ? 'S1,S2,S3,S4,S5' : 'S1,S2,S3,S4,S5,cluster,pglite')).split(','));
+
+const settings: Settings = smoke
+  ? { connections: 32, users: 50, checkoutUsers: 100, durationS: 0.3, rounds: 1, warmupS: 0, s4Users: 20, s4Rounds: 1, s5Connections: 4, s5Rate: 100 }
+  : // S5: 500 users at 200 requests/s (with warm-up, about 5 checkouts per user): the per-user checkout
+    // rate limit (20 a minute) is never what S5 measures.
+    { connections: 32, users: 1000, checkoutUsers: 500, durationS: 10, rounds: 2, warmupS: 3, s4Users: 200, s4Rounds: 5, s5Connections: 8, s5Rate: 200 };
+
+const durationArg = args.find((a) => a.startsWith('--duration='));
+if (durationArg) settings.durationS = Number(durationArg.slice('--duration='.length));
+
+const resultsDir = resolve('bench/results');
+const logsDir = join(resultsDir, 'logs');
+const startedAt = performance.now();
+const loadAtStart = loadavg()[0]!;
+const progress = (message: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
+
+const rows: Row[] = [];
+/** What must be closed at the end, filled in as it starts. */
+const opened: { db?: BenchDatabase; issuer?: Stack['issuer'] } = {};
+let failure: unknown = null;
+
+async function run(): Promise<void> {
+  rmSync(logsDir, { recursive: true, force: true });
+  mkdirSync(logsDir, { recursive: true });
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
+  const db = (opened.db = await openBenchDatabase());
+  progress(`PostgreSQL: ${db.origin}`);
+  const issuer = (opened.issuer = await startIssuer());
+  const simulator = await startSimulator(db.url, logsDir);
+  const stack: Stack = { databaseUrl: db.url, issuer, simulatorUrl: simulator.url, logsDir, dataDir };
+  const baseCreated = Math.floor(Date.now() / 1000) - 7 * 86_400;
+  const userIds = await seed(db.pool, { users: settings.users, checkoutUsers: settings.checkoutUsers, baseCreated });
+  const sign = (sub: string) => issuer.token(sub, { email: userEmail(sub) });
+  const ctx: BenchContext = {
+    settings,
+    pool: db.pool,
+    userTokens: await Promise.all(userIds.map((_, i) => sign(userSub(i)))),
+    checkoutTokens: await Promise.all(Array.from({ length: settings.checkoutUsers }, (_, i) => sign(checkoutSub(i)))),
+    events: { webhookSecret: WEBHOOK_SECRET, userIds, baseCreated, prices: PRICES },
+    nextSeq: 1,
+    newToken: sign,
+  };
+  progress(`seeded ${settings.users} users with subscriptions and ${settings.checkoutUsers} without; starting the baseline and the service`);
+  const cpuProfileDir = profile ? join(resultsDir, 'profiles') : undefined;
+  const [baseline, service] = await Promise.all([
+    startBaseline(stack, cpuProfileDir && join(cpuProfileDir, 'baseline')),
+    startService(stack, { name: 'service', cpuProfileDir: cpuProfileDir && join(cpuProfileDir, 'service') }),
+  ]);
+
+  /** Baseline and service, prepared, then measured in alternating rounds (B S S B ...), then verified. */
+  const pair = async (scenario: string, work: Scenario, rounds: number, median = false) => {
+    progress(`${scenario}: preparing both`);
+    const servers = [baseline, service];
+    for (const server of servers) await work.prepare(server);
+    const measured = new Map<string, Round[]>(servers.map((server) => [server.name, []]));
+    for (let i = 0; i < rounds; i++) {
+      for (const server of i % 2 === 0 ? servers : [...servers].reverse()) {
+        progress(`${scenario}: ${server.name}, round ${i + 1} of ${rounds}`);
+        measured.get(server.name)!.push(await work.round(server, i));
+      }
+    }
+    const row = async (server: Server, against?: Row): Promise<Row> => ({
+      scenario,
+      server: server.name,
+      m: { ...combine(measured.get(server.name)!, median), ...(await work.verify(server)) },
+      against,
+    });
+    const b = await row(baseline);
+    const s = await row(service, b);
+    rows.push(b, s);
+    return s;
+  };
+  /** One server alone (S5, and the variants of S1), in one go. */
+  const single = async (scenario: string, server: Server, work: Scenario, against?: Row) => {
+    progress(`${scenario}: ${server.name}`);
+    await work.prepare(server);
+    const rounds: Round[] = [];
+    for (let i = 0; i < settings.rounds; i++) rounds.push(await work.round(server, i));
+    rows.push({ scenario, server: server.name, m: { ...combine(rounds), ...(await work.verify(server)) }, against });
+  };
+  const c = settings.connections;
+  let s1: Row | undefined;
+  const r = settings.rounds;
+  if (only.has('S1')) s1 = await pair(`S1 GET /users/me, ${settings.users} users, ${c} conn`, s1Profile(ctx), r);
+  if (only.has('S2') || only.has('S3')) {
+    const s2 = s2Deliveries(ctx);
+    await pair(`S2 webhook, unique events, ${c} conn`, s2, r);
+    if (only.has('S3')) await pair(`S3 webhook, redeliveries, ${c} conn`, s3Redeliveries(ctx, s2.processed), r);
+  }
+  if (only.has('S4')) await pair(`S4 ${settings.s4Users} concurrent first requests`, s4FirstRequests(ctx), settings.s4Rounds, true);
+  if (only.has('S5')) await single(`S5 checkout, simulator, ${settings.s5Rate} req/s offered`, service, s5Checkout(ctx));
+  await Promise.all([service.stop(), baseline.stop()]);
+  if (only.has('cluster') && !smoke && s1 !== undefined) {
+    progress('S1: service with WEB_CONCURRENCY=2');
+    const cluster = await startService(stack, { name: 'service x2', webConcurrency: 2 });
+    await single(s1.scenario, cluster, s1Profile(ctx), s1);
+    await cluster.stop();
+  }
+  if (only.has('pglite') && s1 !== undefined) {
+    progress('S1: service on PGlite (memory://)');
+    const embedded = await startService(stack, { name: 'service PGlite', databaseUrl: 'memory://' });
+    await single(`${s1.scenario}, PGlite`, embedded, s1Profile(ctx), s1.against);
+    await embedded.stop();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+try {
+  await run();
+} catch (error) {
+  failure = error;
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+} finally {
+  progress('stopping everything');
+  await stopAll();
+  await opened.issuer?.close().catch(() => {});
+  await opened.db?.close().catch(() => {});
+}
+
+const seconds = (performance.now() - startedAt) / 1000;
+const targets = checkTargets(rows);
+const load = `load average ${loadAtStart.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (2 cores: above ~3 something else was busy)`;
+console.log(`\nBenchmark ${smoke ? '(smoke) ' : ''}- ${new Date().toISOString()}, node ${process.version}, ${seconds.toFixed(0)} s in all, ${load}\n`);
+console.log(table(rows));
+console.log('\nTargets (issue 5):');
+for (const t of targets) console.log(`  ${t.met === null ? '-  ' : t.met ? 'MET' : 'NOT'}  ${t.name}: ${t.detail}`);
+const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, rows: rows.map(({ against, ...row }) => ({ ...row, against: against?.server })), targets, error: failure ? String(failure) : null });
+console.log(`\nJSON: ${file}; server logs: ${logsDir}`);
+const problems = rows.filter((r) => r.m.problems.length > 0);
+if (problems.length > 0) console.log(`\nCHECKS FAILED in ${problems.map((r) => `${r.scenario} / ${r.server}`).join(', ')} (see the checks column)`);
+// 1: it did not run. With --strict, 2: it ran but a check failed (lost, doubled or stale events, errors).
+process.exit(failure !== null || rows.length === 0 ? 1 : strict && problems.length > 0 ? 2 : 0);
