@@ -28,7 +28,7 @@ function run(label, env) {
     });
     child.on('close', (code) => {
       const count = (name) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(output)?.[1] ?? 0);
-      resolve({ code, pass: count('pass'), fail: count('fail'), skipped: count('skipped') + count('todo') });
+      resolve({ code, pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') + count('todo') });
     });
   });
 }

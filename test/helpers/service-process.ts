@@ -19,7 +19,11 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   });
   const output: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('service did not start within 30 s')), 30_000);
+    // Generous: a loaded 2-core CI machine can take long to start PGlite; a stuck child is killed.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('service did not start within 90 s'));
+    }, 90_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`service exited with ${code}`));
