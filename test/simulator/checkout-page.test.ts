@@ -6,24 +6,18 @@ import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
 import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { openCheckout, openTestDb, pay, sdk, SECRET, startReceiver, startSimulator, type Receiver, type TestDb } from './harness.ts';
+import { openCheckout, openTestDb, pay, sdk, SECRET, startReceiver, startSimulator, startStack, type Receiver, type SimulatorStack } from './harness.ts';
 
 describe(`hosted checkout page (${databaseLabel})`, () => {
-  let database: TestDb;
+  let stack: SimulatorStack;
   let simulator: PaymentsSimulator;
   let receiver: Receiver;
   let stripe: Stripe;
   before(async () => {
-    database = await openTestDb();
-    receiver = await startReceiver();
-    simulator = await startSimulator(database.db, { webhookUrl: () => receiver.url });
-    stripe = sdk(simulator);
+    stack = await startStack();
+    ({ simulator, receiver, stripe } = stack);
   });
-  after(async () => {
-    await simulator.close();
-    await receiver.close();
-    await database.close();
-  });
+  after(() => stack.close());
 
   test('shows the product, the monthly price, a Pay form and a Cancel form, with security headers', async () => {
     const { session } = await openCheckout(stripe, 'page-user', 'price_sim_team');

@@ -125,3 +125,29 @@ export async function startReceiver(secret = SECRET): Promise<Receiver> {
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/payments`;
   return receiver;
 }
+
+/** A simulator on a fresh database, delivering to a receiver, with an SDK client: most suites' setup. */
+export interface SimulatorStack {
+  database: TestDb;
+  receiver: Receiver;
+  simulator: PaymentsSimulator;
+  stripe: Stripe;
+  close(): Promise<void>;
+}
+
+export async function startStack(): Promise<SimulatorStack> {
+  const database = await openTestDb();
+  const receiver = await startReceiver();
+  const simulator = await startSimulator(database.db, { webhookUrl: () => receiver.url });
+  return {
+    database,
+    receiver,
+    simulator,
+    stripe: sdk(simulator),
+    async close() {
+      await simulator.close();
+      await receiver.close();
+      await database.close();
+    },
+  };
+}

@@ -5,24 +5,18 @@ import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
 import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { control, openCheckout, openTestDb, pay, sdk, startReceiver, startSimulator, type Receiver, type TestDb } from './harness.ts';
+import { control, openCheckout, pay, startStack, type Receiver, type SimulatorStack } from './harness.ts';
 
 describe(`subscription lifecycle (${databaseLabel})`, () => {
-  let database: TestDb;
-  let receiver: Receiver;
+  let stack: SimulatorStack;
   let simulator: PaymentsSimulator;
+  let receiver: Receiver;
   let stripe: Stripe;
   before(async () => {
-    database = await openTestDb();
-    receiver = await startReceiver();
-    simulator = await startSimulator(database.db, { webhookUrl: () => receiver.url });
-    stripe = sdk(simulator);
+    stack = await startStack();
+    ({ simulator, receiver, stripe } = stack);
   });
-  after(async () => {
-    await simulator.close();
-    await receiver.close();
-    await database.close();
-  });
+  after(() => stack.close());
 
   async function subscribed(userId: string): Promise<Stripe.Subscription> {
     const { session } = await openCheckout(stripe, userId);
