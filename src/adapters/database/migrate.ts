@@ -7,8 +7,19 @@ import type { Database } from './sql-client.ts';
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
 const MIGRATION_LOCK = 7_246_001;
 
+async function listMigrations(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => /^\d+_.+\.sql$/.test(name)).sort();
+}
+
+// The project's migrations ship with the code, so they are listed once per process rather than
+// on every /readyz; another folder (a test's) is listed each time.
+let projectMigrations: Promise<string[]> | null = null;
+function migrationsIn(dir: string): Promise<string[]> {
+  return dir === MIGRATIONS_DIR ? (projectMigrations ??= listMigrations(dir)) : listMigrations(dir);
+}
+
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const files = (await readdir(dir)).filter((name) => /^\d+_.+\.sql$/.test(name)).sort();
+  const files = await migrationsIn(dir);
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
@@ -29,7 +40,7 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
 
 /** How many of the project's migrations the database has not applied (readiness). */
 export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Promise<number> {
-  const files = (await readdir(dir)).filter((name) => /^\d+_.+\.sql$/.test(name));
+  const files = await migrationsIn(dir);
   const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)', [files]);
   return files.length - (row?.n ?? 0);
 }
