@@ -2,7 +2,7 @@
 // PostgreSQL comes from TEST_POSTGRES_URL, or a throwaway cluster when its binaries are here;
 // without either the PostgreSQL half is skipped and said so, unless REQUIRE_POSTGRES=1 (CI).
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 
@@ -43,7 +43,11 @@ function startThrowawayPostgres() {
     console.error(`could not start PostgreSQL: ${started.stderr}`);
     return null;
   }
-  return { url: started.stdout.trim(), stop: () => spawnSync('bash', ['scripts/postgres.sh', 'stop', dir], { stdio: 'inherit' }) };
+  const stop = () => {
+    spawnSync('bash', ['scripts/postgres.sh', 'stop', dir], { stdio: 'inherit' });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { url: started.stdout.trim(), stop };
 }
 
 const results = [await run('PGlite (embedded)', { TEST_DATABASE: 'pglite' })];
