@@ -89,10 +89,12 @@ export interface WebhookEventRecord {
 }
 
 export interface WebhookEventsRepository {
-  /** Serialises work on one event id until the transaction ends, across all instances. */
-  lock(id: string): Promise<void>;
   exists(id: string): Promise<boolean>;
-  insert(record: WebhookEventRecord): Promise<void>;
+  /**
+   * Records the event unless it is recorded already; false then. While another transaction
+   * holds an uncommitted record of the same id, this waits for it to end, on every instance.
+   */
+  insert(record: WebhookEventRecord): Promise<boolean>;
 }
 
 export interface WebhookFailuresRepository {

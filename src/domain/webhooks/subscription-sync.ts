@@ -29,7 +29,9 @@ function laterInLifecycle(a: ProviderSubscription, b: SubscriptionState): boolea
  * it was re-read from the provider (null when it came with an event). Exported for sync-user.
  */
 export async function saveProviderState(ctx: HandlerContext, stored: SubscriptionState | null, next: ProviderSubscription, created: number, syncedAt: Date | null): Promise<void> {
-  const user = await findEventUser(ctx.tx, next.metadataUserId, next.customerId);
+  // A stored subscription already names its user, and a subscription never changes customer:
+  // the user is looked up (and the customer linked) for a first snapshot only.
+  const user = stored !== null && stored.customerId === next.customerId ? null : await findEventUser(ctx.tx, next.metadataUserId, next.customerId);
   const userId = user?.id ?? stored?.userId;
   if (userId === undefined) {
     ctx.log.warn({ subscription: next.id, customer: next.customerId }, 'subscription for an unknown customer: acknowledged, nothing stored');
