@@ -26,7 +26,8 @@ function moduleOf(url: string, name: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1]!;
   if (url.startsWith('node:')) return url;
-  const ours = /\/((?:src|bench|test)\/.+)$/.exec(url);
+  // The built service shows as its dist/ chunks; BENCH_SERVICE_ENTRY=src/server.ts gives source files.
+  const ours = /\/((?:src|bench|test|dist)\/.+)$/.exec(url);
   return ours ? ours[1]! : url;
 }
 

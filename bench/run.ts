@@ -1,8 +1,9 @@
 // npm run bench [-- --smoke] [--only=S1,S2,S3,S4,S5,cluster,pglite] [--duration=SECONDS] [--profile] [--strict]
-// Starts a PostgreSQL, an OIDC issuer stand-in, the payment simulator, the baseline and the
-// service (production settings), runs S1-S5 against both one after the other, then S1 with
-// WEB_CONCURRENCY=2 and S1 on PGlite, prints the table and the targets, writes the JSON, and
-// stops everything it started, whatever happens. See bench/README.md.
+// Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
+// payment simulator, the baseline and the service (production settings: node dist/server.mjs),
+// runs S1-S5 against both one after the other, then S1 with WEB_CONCURRENCY=2 and S1 on PGlite,
+// prints the table and the targets, writes the JSON, and stops everything it started, whatever
+// happens. See bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,7 +11,7 @@ import { checkoutSub, openBenchDatabase, seed, userEmail, userSub, type BenchDat
 import { stopAll } from './lib/processes.ts';
 import { checkTargets, table, writeJson, type Row } from './lib/report.ts';
 import { combine, s1Profile, s2Deliveries, s3Redeliveries, s4FirstRequests, s5Checkout, type BenchContext, type Round, type Scenario, type Settings } from './lib/scenarios.ts';
-import { PRICES, WEBHOOK_SECRET, startBaseline, startIssuer, startService, startSimulator, type Server, type Stack } from './lib/stack.ts';
+import { PRICES, SERVICE_ENTRY, SERVICE_NODE_FLAGS, WEBHOOK_SECRET, buildService, startBaseline, startIssuer, startService, startSimulator, type Server, type Stack } from './lib/stack.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -42,6 +43,8 @@ let failure: unknown = null;
 async function run(): Promise<void> {
   rmSync(logsDir, { recursive: true, force: true });
   mkdirSync(logsDir, { recursive: true });
+  buildService();
+  progress(`service: node ${[...SERVICE_NODE_FLAGS, SERVICE_ENTRY].join(' ')}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
   const db = (opened.db = await openBenchDatabase());
   progress(`PostgreSQL: ${db.origin}`);
@@ -140,11 +143,13 @@ try {
 const seconds = (performance.now() - startedAt) / 1000;
 const targets = checkTargets(rows);
 const load = `load average ${loadAtStart.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (2 cores: above ~3 something else was busy)`;
-console.log(`\nBenchmark ${smoke ? '(smoke) ' : ''}- ${new Date().toISOString()}, node ${process.version}, ${seconds.toFixed(0)} s in all, ${load}\n`);
+const service = { entry: SERVICE_ENTRY, nodeFlags: SERVICE_NODE_FLAGS };
+console.log(`\nBenchmark ${smoke ? '(smoke) ' : ''}- ${new Date().toISOString()}, node ${process.version}, ${seconds.toFixed(0)} s in all, ${load}`);
+console.log(`service: node ${[...service.nodeFlags, service.entry].join(' ')}\n`);
 console.log(table(rows));
 console.log('\nTargets (issue 5):');
 for (const t of targets) console.log(`  ${t.met === null ? '-  ' : t.met ? 'MET' : 'NOT'}  ${t.name}: ${t.detail}`);
-const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, rows: rows.map(({ against, ...row }) => ({ ...row, against: against?.server })), targets, error: failure ? String(failure) : null });
+const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, service, rows: rows.map(({ against, ...row }) => ({ ...row, against: against?.server })), targets, error: failure ? String(failure) : null });
 console.log(`\nJSON: ${file}; server logs: ${logsDir}`);
 const problems = rows.filter((r) => r.m.problems.length > 0);
 if (problems.length > 0) console.log(`\nCHECKS FAILED in ${problems.map((r) => `${r.scenario} / ${r.server}`).join(', ')} (see the checks column)`);

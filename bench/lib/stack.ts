@@ -1,6 +1,8 @@
 // What the scenarios run against: the issuer stand-in, the payment simulator, the baseline and
 // the service, each a process of its own except the issuer (it only answers discovery and the
 // JWKS once per server, so it lives in the benchmark's process).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOidcIssuer, type OidcTestIssuer } from '../../test/helpers/oidc-issuer.ts';
 import { freePort, processTree, startNode, waitForHttp, type Managed } from './processes.ts';
@@ -87,12 +89,41 @@ export interface ServiceOptions {
   cpuProfileDir?: string;
 }
 
-/** The service as `npm start` runs it in production: src/server.ts, NODE_ENV=production, info logs. */
+/** package.json's start script, `node [FLAGS] ENTRY`, split into its Node flags and its entry. */
+function startCommand(): { flags: string[]; entry: string } {
+  const { start } = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts;
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2) throw new Error(`bench: cannot read package.json's start script as \`node [FLAGS] ENTRY\`: ${start}`);
+  return { flags: words.slice(1, -1), entry: words.at(-1)! };
+}
+const start = startCommand();
+
+/**
+ * What the service runs: by default the entry of `npm start`, built by buildService() as
+ * `npm start` builds it. BENCH_SERVICE_ENTRY picks another: a .ts file (src/server.ts) runs
+ * through tsx, anything else with plain node (and is not rebuilt).
+ */
+export const SERVICE_ENTRY = process.env.BENCH_SERVICE_ENTRY || start.entry;
+
+/**
+ * The Node flags the service gets: the start script's (a V8 heap setting), whatever the entry,
+ * then BENCH_SERVICE_NODE_OPTIONS, on the command line rather than in NODE_OPTIONS so that they come
+ * last and win over the start script's.
+ */
+export const SERVICE_NODE_FLAGS = [...start.flags, ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+
+/** Builds dist/ with the script `npm start` runs first, unless BENCH_SERVICE_ENTRY says otherwise. */
+export function buildService(): void {
+  if (process.env.BENCH_SERVICE_ENTRY) return;
+  const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`scripts/build.mjs failed (exit ${built.status ?? built.signal})`);
+}
+
+/** The service as `npm start` runs it in production: the built entry, NODE_ENV=production, info logs. */
 export function startService(stack: Stack, options: ServiceOptions): Promise<Server> {
   return serve(
     options.name,
-    // BENCH_SERVICE_ENTRY: a built entry point (plain JavaScript) to run with node instead of tsx.
-    [...profiling(options.cpuProfileDir), ...(process.env.BENCH_SERVICE_ENTRY ? [process.env.BENCH_SERVICE_ENTRY] : ['--import', 'tsx', 'src/server.ts'])],
+    [...profiling(options.cpuProfileDir), ...SERVICE_NODE_FLAGS, ...(SERVICE_ENTRY.endsWith('.ts') ? ['--import', 'tsx'] : []), SERVICE_ENTRY],
     {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
@@ -106,8 +137,6 @@ export function startService(stack: Stack, options: ServiceOptions): Promise<Ser
       PAYMENTS_API_BASE: stack.simulatorUrl,
       PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET,
       BILLING_PRICES,
-      // To try a V8 or Node flag on the service without editing package.json.
-      ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
     },
     stack,
     false,

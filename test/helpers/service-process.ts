@@ -1,5 +1,6 @@
-// Starts the real service (`src/server.ts`) as a separate process, for tests that need several
-// instances sharing one PostgreSQL. Resolves once it listens, with its base URL.
+// Starts the real service (`src/server.ts` through tsx, or a built entry such as dist/server.mjs
+// with plain node) as a separate process, for tests that need several instances sharing one
+// PostgreSQL. Resolves once it listens, with its base URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -12,8 +13,8 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+export async function startServiceProcess(env: Record<string, string>, entry = 'src/server.ts'): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

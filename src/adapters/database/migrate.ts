@@ -1,10 +1,10 @@
 // Applies the numbered files of migrations/ in order, each once, under an advisory lock so
 // several instances starting together do not race. A failing migration throws: start-up stops.
 import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../project-root.ts';
 import type { Database } from './sql-client.ts';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+const MIGRATIONS_DIR = projectPath('migrations');
 const MIGRATION_LOCK = 7_246_001;
 
 async function listMigrations(dir: string): Promise<string[]> {
