@@ -90,11 +90,6 @@ export interface WebhookEventRecord {
 
 export interface WebhookEventsRepository {
   exists(id: string): Promise<boolean>;
-  /**
-   * Records the event unless it is recorded already; false then. While another transaction
-   * holds an uncommitted record of the same id, this waits for it to end, on every instance.
-   */
-  insert(record: WebhookEventRecord): Promise<boolean>;
 }
 
 export interface WebhookFailuresRepository {
@@ -111,6 +106,12 @@ export interface Repositories {
 
 export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * The two phases of exactly-once, in one transaction: `handle`, then the event's record, then
+   * commit. False, with everything rolled back, when the event is recorded already: another
+   * delivery's transaction wrote the record first (this one waits for that one to end).
+   */
+  handleThenRecord(record: WebhookEventRecord, handle: (tx: Repositories) => Promise<void>): Promise<boolean>;
 }
 
 /** A hosted checkout session as the payment provider reports it. */

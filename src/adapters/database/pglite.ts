@@ -17,7 +17,12 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   return {
     kind: 'pglite',
     ...run(pg),
-    transaction: (work) => pg.transaction((tx) => work(run(tx))),
+    transaction: (work, last) =>
+      pg.transaction(async (tx) => {
+        const result = await work(run(tx));
+        if (last) await tx.query(last.sql, last.params);
+        return result;
+      }),
     poolStats: () => ({ size: 1, idle: 1, waiting: 0 }),
     close: () => pg.close(),
   };

@@ -2,17 +2,14 @@
 // runs, then the event record is written. A handler failure rolls both back and is rethrown (the
 // HTTP layer answers 500, so the provider retries). Concurrent first deliveries of one event may
 // both run the handler, but only one record can be written: the second insert waits for the
-// first transaction and, once that commits, finds the record; its transaction is rolled back,
-// effects included, and it answers `duplicate`. The subscription row lock orders the handlers'
-// writes, so the second never saves over the first (see subscription-sync.ts).
-import type { Metrics, PaymentEvent, PaymentsProvider, Store, WebhookVerifier } from '../ports.ts';
+// first transaction and, once that commits, fails; its transaction is rolled back, effects
+// included, and it answers `duplicate`. The subscription row lock orders the handlers' writes,
+// so the second never saves over the first (see subscription-sync.ts).
+import type { Metrics, PaymentEvent, PaymentsProvider, Store, WebhookEventRecord, WebhookVerifier } from '../ports.ts';
 import type { WebhookLog } from './context.ts';
 import { EVENT_HANDLERS } from './handlers/index.ts';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored';
-
-/** Thrown to roll back a delivery whose event another delivery recorded meanwhile. */
-class RecordedConcurrently extends Error {}
 
 export interface WebhookSettings {
   livemode: boolean;
@@ -48,17 +45,15 @@ export class WebhookService {
     // A redelivery of an event already recorded is answered from one read, without a
     // transaction: a committed record is final, and the handler does not run again.
     if (await this.store.webhookEvents.exists(event.id)) return 'duplicate';
+    const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
+    const outcome = handler ? 'processed' : 'ignored';
+    const record: WebhookEventRecord = { id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created };
     try {
-      return await this.store.transaction(async (tx) => {
-        const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
+      const recorded = await this.store.handleThenRecord(record, async (tx) => {
         if (handler) await handler(event, { tx, payments: this.payments, log: this.log, now: new Date() });
-        const outcome = handler ? 'processed' : 'ignored';
-        const recorded = await tx.webhookEvents.insert({ id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created });
-        if (!recorded) throw new RecordedConcurrently();
-        return outcome;
       });
+      return recorded ? outcome : 'duplicate';
     } catch (error) {
-      if (error instanceof RecordedConcurrently) return 'duplicate';
       await this.recordFailure(event, error);
       throw error;
     }
