@@ -78,6 +78,13 @@ export interface CheckoutSessionsRepository {
 export interface SubscriptionsRepository {
   find(id: string): Promise<SubscriptionState | null>;
   save(state: SubscriptionState): Promise<void>;
+  /**
+   * Applies a snapshot from an event created at `created` (unix seconds) in one statement, only
+   * when the stored state of the same customer is strictly older than the event and was not
+   * re-read from the provider since; a past_due snapshot keeps the first failure time stored.
+   * False when nothing was applied: no stored state, or one the caller must decide about.
+   */
+  applyIfNewer(snapshot: ProviderSubscription, created: number): Promise<boolean>;
 }
 
 export interface WebhookEventRecord {

@@ -26,5 +26,18 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
         [s.id, s.userId, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, s.paymentFailedAt, s.createdAt, s.eventCreated, s.syncedAt],
       );
     },
+    async applyIfNewer(s, created) {
+      // `synced_at` is compared in whole seconds, as event times are.
+      const applied = await db.query(
+        `UPDATE subscriptions SET status = $3, price_id = $4, cancel_at_period_end = $5, current_period_end = $6,
+           payment_failed_at = CASE WHEN $3 = 'past_due' THEN COALESCE(payment_failed_at, to_timestamp($7)) END,
+           event_created = $7, updated_at = now()
+         WHERE id = $1 AND customer_id = $2 AND event_created < $7
+           AND (synced_at IS NULL OR floor(extract(epoch FROM synced_at)) < $7)
+         RETURNING id`,
+        [s.id, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, created],
+      );
+      return applied.length > 0;
+    },
   };
 }
