@@ -115,8 +115,8 @@ export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /**
    * The two phases of exactly-once, in one transaction: `handle`, then the event's record, then
-   * commit. False, with everything rolled back, when the event is recorded already: another
-   * delivery's transaction wrote the record first (this one waits for that one to end).
+   * commit. Transactions for one event id take turns, across instances. False, with nothing
+   * run, when the event is recorded already (another delivery's transaction committed it).
    */
   handleThenRecord(record: WebhookEventRecord, handle: (tx: Repositories) => Promise<void>): Promise<boolean>;
 }

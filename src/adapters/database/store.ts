@@ -4,7 +4,7 @@ import type { Database, SqlClient } from './sql-client.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
 import { subscriptionsRepository } from './repositories/subscriptions.ts';
 import { usersRepository } from './repositories/users.ts';
-import { eventRecordInsert, isEventRecordedAlready, webhookEventsRepository, webhookFailuresRepository } from './repositories/webhook-events.ts';
+import { eventRecordInsert, isEventRecordedAlready, lockEvent, webhookEventsRepository, webhookFailuresRepository } from './repositories/webhook-events.ts';
 
 function repositories(db: SqlClient): Repositories {
   return {
@@ -16,17 +16,25 @@ function repositories(db: SqlClient): Repositories {
   };
 }
 
+/** Ends a transaction whose event another delivery recorded first: rolled back, nothing run. */
+class RecordedAlready extends Error {}
+
 export function createStore(db: Database): Store {
   return {
     ...repositories(db),
     transaction: (work) => db.transaction((tx) => work(repositories(tx))),
     async handleThenRecord(record, handle) {
       try {
-        // The record is the transaction's last statement, so it can travel with COMMIT.
-        await db.transaction((tx) => handle(repositories(tx)), eventRecordInsert(record));
+        // Deliveries of one event take turns, so a handler never runs for a recorded event. The
+        // record is the transaction's last statement, so it can travel with COMMIT.
+        const work = async (tx: SqlClient) => {
+          if ((await lockEvent(tx, record.id)).recorded) throw new RecordedAlready();
+          await handle(repositories(tx));
+        };
+        await db.transaction(work, eventRecordInsert(record));
         return true;
       } catch (error) {
-        if (isEventRecordedAlready(error)) return false;
+        if (error instanceof RecordedAlready || isEventRecordedAlready(error)) return false;
         throw error;
       }
     },

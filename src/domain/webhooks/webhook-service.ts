@@ -1,10 +1,8 @@
 // Exactly-once processing of provider events, in two phases inside one transaction: the handler
 // runs, then the event record is written. A handler failure rolls both back and is rethrown (the
-// HTTP layer answers 500, so the provider retries). Concurrent first deliveries of one event may
-// both run the handler, but only one record can be written: the second insert waits for the
-// first transaction and, once that commits, fails; its transaction is rolled back, effects
-// included, and it answers `duplicate`. The subscription row lock orders the handlers' writes,
-// so the second never saves over the first (see subscription-sync.ts).
+// HTTP layer answers 500, so the provider retries). Concurrent deliveries of one event take
+// turns (the store serialises them per event id); whoever comes second finds the record and
+// answers `duplicate` without running the handler.
 import type { Metrics, PaymentEvent, PaymentsProvider, Store, WebhookEventRecord, WebhookVerifier } from '../ports.ts';
 import type { WebhookLog } from './context.ts';
 import { EVENT_HANDLERS } from './handlers/index.ts';

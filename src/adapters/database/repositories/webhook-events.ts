@@ -1,6 +1,6 @@
 // The processed-event record and the failure log, which is written outside the rolled-back
-// transaction. Exactly-once rests on the record's primary key: a second insert of one id waits
-// for the transaction of the first, then fails (or goes ahead, if that one rolled back).
+// transaction. Exactly-once rests on a per-event advisory lock taken first in the transaction,
+// and on the record's primary key.
 import type { WebhookEventRecord, WebhookEventsRepository, WebhookFailuresRepository } from '../../../domain/ports.ts';
 import type { SqlClient, Statement } from '../sql-client.ts';
 
@@ -12,6 +12,20 @@ export function webhookEventsRepository(db: SqlClient): WebhookEventsRepository 
   };
 }
 
+/**
+ * Inside a transaction: waits until no other transaction works on this event (on any instance),
+ * then says whether it is recorded already. The two statements are sent together; they run in
+ * order, so the check's snapshot is taken after the lock is granted and sees what its holder
+ * committed.
+ */
+export async function lockEvent(tx: SqlClient, id: string): Promise<{ recorded: boolean }> {
+  const [, rows] = await Promise.all([
+    tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [id]),
+    tx.query('SELECT 1 FROM webhook_events WHERE id = $1', [id]),
+  ]);
+  return { recorded: rows.length > 0 };
+}
+
 /** The insert of an event's record, run as a transaction's last statement (see store.ts). */
 export function eventRecordInsert(e: WebhookEventRecord): Statement {
   return {
@@ -20,7 +34,7 @@ export function eventRecordInsert(e: WebhookEventRecord): Statement {
   };
 }
 
-/** The error of that insert when the event is recorded already. */
+/** The error of that insert when the event is recorded already (kept as a second line of defence). */
 export function isEventRecordedAlready(error: unknown): boolean {
   const { code, constraint } = error as { code?: string; constraint?: string };
   return code === '23505' && constraint === 'webhook_events_pkey';
