@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Services } from './app.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations } from './adapters/database/migrate.ts';
-import { openMigratedDatabase } from './adapters/database/open.ts';
+import { openDatabase, openMigratedDatabase } from './adapters/database/open.ts';
 import { createStore } from './adapters/database/store.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createCachedVerifier } from './adapters/identity/cached-verifier.ts';
@@ -48,14 +48,12 @@ async function composeIdentity(config: Config, logger: Logger): Promise<Identity
   if (identity.kind === 'oidc') {
     const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl);
     const onKeyFetchError = (error: Error) => logger.warn({ err: error.message }, 'could not fetch the identity provider keys; cached keys still verify');
-    // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
-    // token costs a hash, not a signature check. See cached-verifier.ts.
-    const verifier = createCachedVerifier(createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail, onKeyFetchError }));
+    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail, onKeyFetchError });
     return { verifier, devRoutes: [] };
   }
   const key = await loadOrCreateSigningKey(config.dataDir);
   const issuer = devIssuerUrl(config.host, config.port);
-  const verifier = createCachedVerifier(createJwtVerifier({ issuer, audience: identity.audience, keys: localKeys(key), emailClaim: identity.emailClaim }));
+  const verifier = createJwtVerifier({ issuer, audience: identity.audience, keys: localKeys(key), emailClaim: identity.emailClaim });
   return { verifier, devRoutes: [devIdentityProviderRoutes(issuer, key)] };
 }
 
@@ -64,9 +62,10 @@ export function tierPolicy(config: Config): TierPolicy {
   return { tierByPrice, graceDays: config.graceDays };
 }
 
-export async function compose(config: Config): Promise<Composition> {
+/** `migrate: false` for a cluster worker, whose primary has migrated already. */
+export async function compose(config: Config, { migrate = true } = {}): Promise<Composition> {
   const logger = createLogger(config.logLevel);
-  const { db, applied } = await openMigratedDatabase(config.database);
+  const { db, applied } = migrate ? await openMigratedDatabase(config.database) : { db: await openDatabase(config.database), applied: [] };
   const store = createStore(db);
   const identity = await composeIdentity(config, logger);
   const simulator = config.payments.kind === 'simulator' ? await startEmbeddedSimulator(config, logger) : null;
@@ -76,7 +75,9 @@ export async function compose(config: Config): Promise<Composition> {
   const metrics = createPrometheusMetrics(() => db.poolStats());
   const services: Services = {
     store,
-    verifier: identity.verifier,
+    // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
+    // token costs a hash, not a signature check. See cached-verifier.ts.
+    verifier: createCachedVerifier(identity.verifier),
     users: new UserService(store, policy),
     checkout: new CheckoutService(store, payments, config, metrics),
     webhooks: new WebhookService(store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger, metrics),

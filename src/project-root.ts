@@ -13,7 +13,7 @@ function findRoot(from: string): string {
   }
 }
 
-export const PROJECT_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
+const PROJECT_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
 
 /** An absolute path to `relative` inside the project (the directory holding package.json). */
 export const projectPath = (...relative: string[]): string => join(PROJECT_ROOT, ...relative);

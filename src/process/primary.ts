@@ -4,11 +4,13 @@
 import cluster from 'node:cluster';
 import { openMigratedDatabase } from '../adapters/database/open.ts';
 import type { Config } from '../config.ts';
+import { createLogger } from '../logger.ts';
 
 export async function runPrimary(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
+  const logger = createLogger(config.logLevel);
   const { db, applied } = await openMigratedDatabase(config.database).catch(fail);
   await db.close();
-  if (applied.length > 0) console.log(JSON.stringify({ level: 30, msg: 'database migrated', migrations: applied }));
+  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
   let stopping = false;
   const fork = () => cluster.fork();
@@ -18,7 +20,7 @@ export async function runPrimary(config: Readonly<Config>, fail: (error: unknown
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
       return;
     }
-    console.error(JSON.stringify({ level: 50, msg: 'worker died; starting another', pid: worker.process.pid, code, signal }));
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
     fork();
   });
   const stop = (signal: NodeJS.Signals) => {

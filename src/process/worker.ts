@@ -1,6 +1,7 @@
 // One serving process: compose, build the app, listen, and close gracefully on SIGTERM/SIGINT:
 // stop accepting (new requests get 503, /readyz included), let in-flight requests finish (a
 // webhook transaction is never cut halfway), close the database, exit 0, all within a bound.
+import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app.ts';
 import { compose } from '../composition.ts';
@@ -9,7 +10,7 @@ import type { Config } from '../config.ts';
 const SHUTDOWN_BOUND_MS = 10_000;
 
 export async function runWorker(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
-  const composition = await compose(config).catch(fail);
+  const composition = await compose(config, { migrate: cluster.isPrimary }).catch(fail);
   const app = await buildApp(composition.services, { logger: composition.logger });
   if (composition.migrationsApplied.length > 0) app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
 

@@ -11,15 +11,8 @@ async function listMigrations(dir: string): Promise<string[]> {
   return (await readdir(dir)).filter((name) => /^\d+_.+\.sql$/.test(name)).sort();
 }
 
-// The project's migrations ship with the code, so they are listed once per process rather than
-// on every /readyz; another folder (a test's) is listed each time.
-let projectMigrations: Promise<string[]> | null = null;
-function migrationsIn(dir: string): Promise<string[]> {
-  return dir === MIGRATIONS_DIR ? (projectMigrations ??= listMigrations(dir)) : listMigrations(dir);
-}
-
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const files = await migrationsIn(dir);
+  const files = await listMigrations(dir);
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
@@ -38,9 +31,12 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   });
 }
 
+// The project's migrations ship with the code: listed once per process, not on every /readyz.
+let projectMigrations: Promise<string[]> | null = null;
+
 /** How many of the project's migrations the database has not applied (readiness). */
-export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Promise<number> {
-  const files = await migrationsIn(dir);
+export async function pendingMigrations(db: Database): Promise<number> {
+  const files = await (projectMigrations ??= listMigrations(MIGRATIONS_DIR));
   const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)', [files]);
   return files.length - (row?.n ?? 0);
 }

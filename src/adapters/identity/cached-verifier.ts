@@ -55,8 +55,9 @@ export function createCachedVerifier(inner: TokenVerifier, options: CachedVerifi
   function remember(key: string, token: string, principal: Principal): void {
     const expiry = expiryOf(token);
     if (expiry === null) return;
-    const expiresAt = Math.min(expiry, now() + maxAgeMs);
-    if (expiresAt <= now()) return;
+    const at = now();
+    const expiresAt = Math.min(expiry, at + maxAgeMs);
+    if (expiresAt <= at) return;
     entries.delete(key);
     if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
     entries.set(key, { principal, expiresAt });

@@ -7,6 +7,11 @@ import type { PaymentEvent, ProviderSubscription } from '../../domain/ports.ts';
 
 const MAX_UNIX_TIME = 253_402_300_799; // 9999-12-31
 
+/** Our own id carried in provider data (metadata, client_reference_id): absent when empty. */
+function nonEmptyText(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
 function text(value: unknown, field: string): string {
   if (typeof value !== 'string' || value === '' || value.length > 255) throw new TypeError(`${field} must be a non-empty string`);
   return value;
@@ -38,7 +43,7 @@ export function toProviderSubscription(subscription: SubscriptionJson): Provider
     cancelAtPeriodEnd: subscription.cancel_at_period_end === true,
     currentPeriodEnd: periodEnd === undefined || periodEnd === null ? null : new Date(unixTime(periodEnd, 'current_period_end') * 1000),
     createdAt: new Date(unixTime(subscription.created, 'subscription.created') * 1000),
-    metadataUserId: typeof userId === 'string' && userId !== '' ? userId : null,
+    metadataUserId: nonEmptyText(userId),
   };
 }
 
@@ -57,7 +62,7 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
       kind: 'checkout_session',
       session: {
         id: text(session.id, 'session.id'),
-        userId: typeof userId === 'string' && userId !== '' ? userId : null,
+        userId: nonEmptyText(userId),
         customerId: idOf(session.customer, 'session.customer'),
         subscriptionId: idOf(session.subscription, 'session.subscription'),
       },

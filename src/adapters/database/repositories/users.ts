@@ -33,6 +33,8 @@ const UPSERT = `
   ${WITH_SUBSCRIPTION('found')}`;
 
 const BY_IDP_ID = `${WITH_SUBSCRIPTION('users')} WHERE u.idp_id = $1`;
+const BY_ID = `${WITH_SUBSCRIPTION('users')} WHERE u.id = $1`;
+const BY_CUSTOMER_ID = `${WITH_SUBSCRIPTION('users')} WHERE u.payments_customer_id = $1`;
 
 const SET_PLAN = `
   WITH found AS (UPDATE users SET plan = $2, updated_at = now() WHERE idp_id = $1 RETURNING *)
@@ -52,9 +54,9 @@ export function usersRepository(db: SqlClient): UsersRepository {
       if (user === null) throw new Error('user vanished between upsert and read');
       return user;
     },
-    findById: (id) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.id = $1`, [id]),
+    findById: (id) => one(BY_ID, [id]),
     findByIdpId: (idpId) => one(BY_IDP_ID, [idpId]),
-    findByCustomerId: (customerId) => one(`${WITH_SUBSCRIPTION('users')} WHERE u.payments_customer_id = $1`, [customerId]),
+    findByCustomerId: (customerId) => one(BY_CUSTOMER_ID, [customerId]),
     async linkCustomer(userId, customerId) {
       // Keeps an existing link, and never takes a customer already linked to someone else.
       const [row] = await db.query<{ payments_customer_id: string | null }>(

@@ -19,11 +19,8 @@ export function webhookEventsRepository(db: SqlClient): WebhookEventsRepository 
  * committed.
  */
 export async function lockEvent(tx: SqlClient, id: string): Promise<{ recorded: boolean }> {
-  const [, rows] = await Promise.all([
-    tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [id]),
-    tx.query('SELECT 1 FROM webhook_events WHERE id = $1', [id]),
-  ]);
-  return { recorded: rows.length > 0 };
+  const [, recorded] = await Promise.all([tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [id]), webhookEventsRepository(tx).exists(id)]);
+  return { recorded };
 }
 
 /** The insert of an event's record, run as a transaction's last statement (see store.ts). */
