@@ -54,6 +54,6 @@ export function requiredOption(input: CommandInput, name: string): string {
  * the log level lowered to `warn` unless LOG_LEVEL says otherwise, so JSON log lines do not bury
  * the command's output.
  */
-export function cliConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
-  return loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+export function cliConfig(): Readonly<Config> {
+  return loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
 }

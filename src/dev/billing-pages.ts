@@ -3,15 +3,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
 import type { Store } from '../domain/ports.ts';
+import { escapeHtml } from './payments-simulator/pages/layout.ts';
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(title: string, body: string, refresh = false): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 ${refresh ? '<meta http-equiv="refresh" content="2">' : ''}
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
 h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}</style></head>
-<body><h1>${escape(title)}</h1>${body}</body></html>`;
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
 const HEADERS = {
@@ -33,7 +33,7 @@ export function billingPages(store: Store, policy: TierPolicy): FastifyPluginAsy
       const waiting = tier === 'free';
       const body = waiting
         ? '<p>Thank you! Waiting for the payment provider to confirm your subscription…</p>'
-        : `<p>Thank you! Your plan is now <span class="tier" id="tier">${escape(tier)}</span>.</p>`;
+        : `<p>Thank you! Your plan is now <span class="tier" id="tier">${escapeHtml(tier)}</span>.</p>`;
       return reply.headers(HEADERS).send(page('Payment received', body, waiting));
     });
     app.get('/billing/cancel', { schema: { hide: true } }, async (_request, reply) =>

@@ -34,7 +34,7 @@ export interface PaymentsSimulator {
   close(): Promise<void>;
 }
 
-export const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
+const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
 
 function originOf(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;

@@ -88,7 +88,7 @@ export class Documents {
   /** Like get, but an unknown id is Stripe's "No such <kind>" (404, or 400 naming `param`). */
   async require<T>(type: SimType, id: string, options: { lock?: boolean; param?: string } = {}): Promise<Stored<T>> {
     const found = await this.get<T>(type, id, options);
-    if (found === null) throw noSuch(type === 'checkout.session' ? 'checkout.session' : type, id, options.param);
+    if (found === null) throw noSuch(type, id, options.param);
     return found;
   }
 

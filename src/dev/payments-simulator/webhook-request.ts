@@ -1,11 +1,10 @@
 // One webhook request, signed as Stripe signs: `Stripe-Signature: t=<unix seconds>,v1=<hex
 // HMAC-SHA256>` over "<t>.<raw body>", keyed with the whole signing secret (whsec_... included).
 // Only a 2xx counts; a redirect is not followed and counts as a failure, as with Stripe.
-import { createHmac } from 'node:crypto';
+import { signPayload } from '../../adapters/payments/webhook-signature.ts';
 
 export function signatureHeader(body: string, secret: string, timestamp = Math.floor(Date.now() / 1000)): string {
-  const v1 = createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
-  return `t=${timestamp},v1=${v1}`;
+  return `t=${timestamp},v1=${signPayload(body, secret, timestamp)}`;
 }
 
 export interface PostResult {

@@ -10,7 +10,7 @@ import { cancelAtPeriodEnd, cancelNow } from '../subscription-changes.ts';
 import { failRenewal, renew, type Changed } from '../subscription-lifecycle.ts';
 import { triggerOf } from './request.ts';
 
-export const CONTROL_WAIT_MS = 10_000;
+const CONTROL_WAIT_MS = 10_000;
 
 export const SUBSCRIPTION_ACTIONS: Record<string, (ctx: SimContext, id: string, trigger: Trigger) => Promise<Outcome<Changed>>> = {
   renew: (ctx, id) => renew(ctx, id, AUTOMATIC),

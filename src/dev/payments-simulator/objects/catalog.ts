@@ -12,7 +12,7 @@ export const decimal = (value: number): Stripe.Decimal => String(value) as unkno
 
 export const tierTitle = (tier: string): string => tier.replace(/[-_]+/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
 
-export function buildProduct(tier: string, priceId: string, created: number): Stripe.Product {
+function buildProduct(tier: string, priceId: string, created: number): Stripe.Product {
   return {
     id: `prod_sim_${tier}`,
     object: 'product',
@@ -37,7 +37,7 @@ export function buildProduct(tier: string, priceId: string, created: number): St
   };
 }
 
-export function buildPrice(tier: string, priceId: string, productId: string, created: number): Stripe.Price {
+function buildPrice(tier: string, priceId: string, productId: string, created: number): Stripe.Price {
   const amount = AMOUNTS[tier] ?? DEFAULT_AMOUNT;
   return {
     id: priceId,

@@ -13,7 +13,7 @@ import { crossSite, dateOf, header, html, money, sendPage, type Html } from './l
 const PAY_WAIT_MS = 5_000;
 type Session = Stripe.Checkout.Session;
 
-export const successUrlOf = (session: Session): string | null => session.success_url?.replaceAll('{CHECKOUT_SESSION_ID}', session.id) ?? null;
+const successUrlOf = (session: Session): string | null => session.success_url?.replaceAll('{CHECKOUT_SESSION_ID}', session.id) ?? null;
 
 function statusPage(reply: FastifyReply, session: Session, status = 200): FastifyReply {
   const success = successUrlOf(session);

@@ -10,7 +10,7 @@ export class Html {
   }
 }
 
-const escapeHtml = (value: string): string =>
+export const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 type Part = Html | string | number | null | undefined | false | Part[];
@@ -41,7 +41,7 @@ button.link{border:0;background:none;color:#635bff;padding:0}td button{font-size
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #e3e8ee;border-radius:8px}th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #eef1f4;font-size:13px;vertical-align:top}
 th{color:#697386;font-weight:600}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}.notice{background:#e8f0fe;border:1px solid #c3d5fb;border-radius:6px;padding:10px 14px;margin:16px 0}`;
 
-export function renderPage(title: string, body: Html): string {
+function renderPage(title: string, body: Html): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body.text}</body></html>`;
 }
 
