@@ -15,7 +15,6 @@ const simulator = await startPaymentsSimulator({
   webhookSecret: process.env.PAYMENTS_WEBHOOK_SECRET!,
   prices,
 });
-process.send?.({ url: simulator.url });
 console.log(`payments simulator listening on ${simulator.url}`);
 
 const stop = () =>

@@ -6,7 +6,6 @@
 // strictly newer than the one before it for its subscription and than the seeded state, so the
 // service's ordering guard decides without asking the provider (a same-second or unknown
 // subscription would make it re-read the subscription from the simulator).
-import { createHmac } from 'node:crypto';
 import { customerId, subscriptionId } from './database.ts';
 
 export interface EventSource {
@@ -66,8 +65,4 @@ export function eventBody(source: EventSource, n: number): string {
       previous_attributes: { items: { data: [{ price: { id: source.prices[(n + 1) % 2] } }] } },
     },
   });
-}
-
-export function signatureHeader(body: string, secret: string, timestamp = Math.floor(Date.now() / 1000)): string {
-  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }

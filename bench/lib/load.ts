@@ -36,7 +36,6 @@ type Autocannon = (options: {
   duration: number;
   timeout: number;
   requests: Request[];
-  initialContext?: Record<string, unknown>;
   overallRate?: number;
 }) => Promise<AutocannonResult>;
 
@@ -60,7 +59,6 @@ export interface CannonOptions {
   connections: number;
   durationS: number;
   request: Request;
-  initialContext?: Record<string, unknown>;
   /** Requests per second offered in all, instead of as many as the server answers. */
   overallRate?: number;
 }
@@ -72,7 +70,6 @@ export async function cannon(options: CannonOptions): Promise<Measured> {
     duration: options.durationS,
     timeout: 10,
     requests: [options.request],
-    initialContext: options.initialContext,
     ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
   });
   const responses = result['2xx'] + result.non2xx;

@@ -4,7 +4,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 export interface Managed {
   name: string;
@@ -84,17 +83,6 @@ export function startNode(options: StartOptions): Managed {
 export async function stopAll(): Promise<void> {
   for (const managed of [...running].reverse()) await managed.stop().catch(() => {});
   killEverything();
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Waits until GET url answers 200, failing early if the process dies. */

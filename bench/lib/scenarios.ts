@@ -5,7 +5,8 @@
 // redeliveries change nothing.
 import type pg from 'pg';
 import { burst, cannon, rotatingBearer, type Measured, type Request } from './load.ts';
-import { eventBody, eventId, signatureHeader, subscriptionOf, type EventSource } from './events.ts';
+import { signatureHeader } from '../../src/dev/payments-simulator/webhook-request.ts';
+import { eventBody, eventId, subscriptionOf, type EventSource } from './events.ts';
 import { watchUsage, type Usage } from './processes.ts';
 import type { Server } from './stack.ts';
 

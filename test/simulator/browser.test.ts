@@ -8,35 +8,26 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import type Stripe from 'stripe';
-import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { openCheckout, openTestDb, pay, sdk, startReceiver, startSimulator, type Receiver, type TestDb } from './harness.ts';
+import { openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skip = onPostgres ? 'runs once, in the PGlite half' : !existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : false;
 
 describe('simulator pages in a browser', { skip }, () => {
-  let database: TestDb;
-  let receiver: Receiver;
-  let simulator: PaymentsSimulator;
-  let stripe: Stripe;
+  let stack: SimulatorStack;
   let browser: Browser;
   before(async () => {
-    database = await openTestDb();
-    receiver = await startReceiver();
-    simulator = await startSimulator(database.db, { webhookUrl: () => receiver.url });
-    stripe = sdk(simulator);
+    stack = await startStack();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
   });
   after(async () => {
     await browser?.close();
-    await simulator.close();
-    await receiver.close();
-    await database.close();
+    await stack?.close();
   });
 
   test('Pay on the hosted page goes to success_url with the session id, after the webhooks', async () => {
+    const { stripe, receiver } = stack;
     // The merchant: another origin, where the browser lands after paying.
     const merchant = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<p>merchant</p>'));
     await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
@@ -63,6 +54,7 @@ describe('simulator pages in a browser', { skip }, () => {
   });
 
   test('a dashboard button renews a subscription', async () => {
+    const { stripe, receiver, simulator } = stack;
     const { session } = await openCheckout(stripe, 'browser-renewer');
     await pay(simulator, session.id);
     const subscription = (await stripe.checkout.sessions.retrieve(session.id)).subscription as string;
