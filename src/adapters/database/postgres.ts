@@ -55,12 +55,30 @@ function pipelined<T>(sent: Promise<T>): Promise<T> {
 }
 
 /**
+ * Statements sent in one go leave in one socket write: pg writes each statement on its own, and
+ * on loopback or a network every write is a send of its own. (pg corks its socket the same way
+ * around the messages of one statement; the socket is pg's, there is no public handle to it.)
+ */
+function sentTogether<T>(connection: pg.PoolClient, send: () => T): T {
+  const socket = (connection as unknown as pg.Client).connection.stream;
+  socket.cork();
+  try {
+    return send();
+  } finally {
+    socket.uncork();
+  }
+}
+
+/**
  * COMMIT, sent with the last statement: a failed statement aborts the transaction, and the server
  * answers that COMMIT with a rollback; the statement's error is what is thrown.
  */
 async function commit(connection: pg.PoolClient, last: Statement | undefined): Promise<void> {
-  const lastDone = last && pipelined(connection.query(namedQuery(last.sql, last.params)));
-  const committed = await connection.query('COMMIT');
+  const [lastDone, committing] = sentTogether(connection, () => [
+    last && pipelined(connection.query(namedQuery(last.sql, last.params))),
+    connection.query('COMMIT'),
+  ]);
+  const committed = await committing;
   await lastDone;
   if (committed.command !== 'COMMIT') throw new Error(`transaction ended with ${committed.command} instead of COMMIT`);
 }
@@ -80,10 +98,11 @@ export function openPostgres(url: string, poolSize = 10): Database {
     async transaction(work, last) {
       const connection = await guarded(() => pool.connect());
       try {
-        // BEGIN travels with the first statement of `work`: one round trip less per transaction.
-        // BEGIN cannot fail on a working connection, and on a broken one so does what follows.
-        const begun = pipelined(connection.query('BEGIN'));
-        const result = await work(client(connection));
+        // BEGIN travels with the first statements of `work` (those it sends before it awaits): one
+        // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
+        // broken one so does what follows.
+        const [begun, working] = sentTogether(connection, () => [pipelined(connection.query('BEGIN')), work(client(connection))]);
+        const result = await working;
         await begun;
         await commit(connection, last);
         return result;
