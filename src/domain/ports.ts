@@ -95,10 +95,6 @@ export interface WebhookEventRecord {
   created: number;
 }
 
-export interface WebhookEventsRepository {
-  exists(id: string): Promise<boolean>;
-}
-
 export interface WebhookFailuresRepository {
   record(failure: { eventId: string; type: string; error: string }): Promise<void>;
 }
@@ -107,7 +103,6 @@ export interface Repositories {
   users: UsersRepository;
   checkoutSessions: CheckoutSessionsRepository;
   subscriptions: SubscriptionsRepository;
-  webhookEvents: WebhookEventsRepository;
   webhookFailures: WebhookFailuresRepository;
 }
 
@@ -116,7 +111,8 @@ export interface Store extends Repositories {
   /**
    * The two phases of exactly-once, in one transaction: `handle`, then the event's record, then
    * commit. Transactions for one event id take turns, across instances. False, with nothing
-   * run, when the event is recorded already (another delivery's transaction committed it).
+   * run, when the event is recorded already (a redelivery, or another delivery's transaction
+   * committed it first); a committed record is answered without waiting for any turn.
    */
   handleThenRecord(record: WebhookEventRecord, handle: (tx: Repositories) => Promise<void>): Promise<boolean>;
 }

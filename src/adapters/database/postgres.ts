@@ -107,7 +107,9 @@ export function openPostgres(url: string, poolSize = 10): Database {
         await commit(connection, last);
         return result;
       } catch (error) {
-        await connection.query('ROLLBACK').catch(() => {});
+        // Not awaited: the connection runs what it is sent in order, so whoever is handed it next
+        // queues behind the ROLLBACK, and this caller does not wait a round trip for it.
+        connection.query('ROLLBACK').catch(() => {});
         throw isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
       } finally {
         connection.release();

@@ -40,9 +40,6 @@ export class WebhookService {
       this.log.warn({ event: event.id, livemode: event.livemode }, 'event from the other mode: acknowledged, ignored');
       return 'ignored';
     }
-    // A redelivery of an event already recorded is answered from one read, without a
-    // transaction: a committed record is final, and the handler does not run again.
-    if (await this.store.webhookEvents.exists(event.id)) return 'duplicate';
     const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
     const outcome = handler ? 'processed' : 'ignored';
     const record: WebhookEventRecord = { id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created };

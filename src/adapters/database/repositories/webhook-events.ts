@@ -1,26 +1,17 @@
 // The processed-event record and the failure log, which is written outside the rolled-back
 // transaction. Exactly-once rests on a per-event advisory lock taken first in the transaction,
 // and on the record's primary key.
-import type { WebhookEventRecord, WebhookEventsRepository, WebhookFailuresRepository } from '../../../domain/ports.ts';
+import type { WebhookEventRecord, WebhookFailuresRepository } from '../../../domain/ports.ts';
 import type { SqlClient, Statement } from '../sql-client.ts';
 
-export function webhookEventsRepository(db: SqlClient): WebhookEventsRepository {
-  return {
-    async exists(id) {
-      return (await db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
-    },
-  };
-}
-
 /**
- * Inside a transaction: waits until no other transaction works on this event (on any instance),
- * then says whether it is recorded already. The two statements are sent together; they run in
- * order, so the check's snapshot is taken after the lock is granted and sees what its holder
- * committed.
+ * Inside a transaction, first: says whether the event is recorded already; if it is not, first
+ * waits until no other transaction works on this event (on any instance). One statement, one
+ * round trip: `lock_webhook_event` (migrations/003) looks before it waits and again after.
  */
 export async function lockEvent(tx: SqlClient, id: string): Promise<{ recorded: boolean }> {
-  const [, recorded] = await Promise.all([tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [id]), webhookEventsRepository(tx).exists(id)]);
-  return { recorded };
+  const [row] = await tx.query<{ recorded: boolean }>('SELECT lock_webhook_event($1) AS recorded', [id]);
+  return { recorded: row!.recorded };
 }
 
 /** The insert of an event's record, run as a transaction's last statement (see store.ts). */
