@@ -95,6 +95,10 @@ export interface WebhookEventRecord {
   created: number;
 }
 
+export interface WebhookEventsRepository {
+  isRecorded(id: string): Promise<boolean>;
+}
+
 export interface WebhookFailuresRepository {
   record(failure: { eventId: string; type: string; error: string }): Promise<void>;
 }
@@ -103,6 +107,7 @@ export interface Repositories {
   users: UsersRepository;
   checkoutSessions: CheckoutSessionsRepository;
   subscriptions: SubscriptionsRepository;
+  webhookEvents: WebhookEventsRepository;
   webhookFailures: WebhookFailuresRepository;
 }
 

@@ -4,13 +4,14 @@ import type { Database, SqlClient } from './sql-client.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
 import { subscriptionsRepository } from './repositories/subscriptions.ts';
 import { usersRepository } from './repositories/users.ts';
-import { eventRecordInsert, isEventRecordedAlready, lockEvent, webhookFailuresRepository } from './repositories/webhook-events.ts';
+import { eventRecordInsert, isEventRecordedAlready, lockEvent, webhookEventsRepository, webhookFailuresRepository } from './repositories/webhook-events.ts';
 
 function repositories(db: SqlClient): Repositories {
   return {
     users: usersRepository(db),
     checkoutSessions: checkoutSessionsRepository(db),
     subscriptions: subscriptionsRepository(db),
+    webhookEvents: webhookEventsRepository(db),
     webhookFailures: webhookFailuresRepository(db),
   };
 }

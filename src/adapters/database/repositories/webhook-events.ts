@@ -1,8 +1,16 @@
 // The processed-event record and the failure log, which is written outside the rolled-back
 // transaction. Exactly-once rests on a per-event advisory lock taken first in the transaction,
 // and on the record's primary key.
-import type { WebhookEventRecord, WebhookFailuresRepository } from '../../../domain/ports.ts';
+import type { WebhookEventRecord, WebhookEventsRepository, WebhookFailuresRepository } from '../../../domain/ports.ts';
 import type { SqlClient, Statement } from '../sql-client.ts';
+
+export function webhookEventsRepository(db: SqlClient): WebhookEventsRepository {
+  return {
+    async isRecorded(id) {
+      return (await db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
+    },
+  };
+}
 
 /**
  * Inside a transaction, first: says whether the event is recorded already; if it is not, first
