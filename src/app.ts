@@ -14,6 +14,7 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { answerClientError } from './http/client-errors.ts';
+import { AccessLog } from './http/access-log.ts';
 import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -53,6 +54,7 @@ const BODY_LIMIT = 64 * 1024;
 export function createFastify(options: AppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: options.logger,
+    logController: new AccessLog(),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
     genReqId: requestId,

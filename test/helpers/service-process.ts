@@ -13,9 +13,15 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export async function startServiceProcess(env: Record<string, string>, entry = 'src/server.ts'): Promise<ServiceProcess> {
+export interface ServiceProcessOptions {
+  entry?: string;
+  /** `info` unless said otherwise (the test app's environment says `silent`). */
+  logLevel?: string;
+}
+
+export async function startServiceProcess(env: Record<string, string>, { entry = 'src/server.ts', logLevel = 'info' }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
-    env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output: string[] = [];

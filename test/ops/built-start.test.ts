@@ -51,7 +51,7 @@ describe(`the built service (${databaseLabel})`, () => {
     // As `npm start` on a laptop: development identity provider and payment simulator embedded;
     // on the PGlite half, the embedded database in DATA_DIR.
     const env = { NODE_ENV: 'development', DATA_DIR: dataDir, DATABASE_URL: onPostgres ? database.url : '', PAYMENTS_SIMULATOR_PORT: '0' };
-    service = await startServiceProcess(env, 'dist/server.mjs');
+    service = await startServiceProcess(env, { entry: 'dist/server.mjs' });
     assert.equal((await fetch(`${service.url}/healthz`)).status, 200);
     const ready = await fetch(`${service.url}/readyz`);
     assert.equal(ready.status, 200, `readyz: ${await ready.text()}`);
