@@ -12,7 +12,8 @@ export function metricsRoutes(metrics: PrometheusMetrics): FastifyPluginAsync {
 
 /** Added on the root instance, outside any plugin, so every route and every 404 is timed. */
 export function observeRequests(app: FastifyInstance, metrics: PrometheusMetrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }
