@@ -11,11 +11,17 @@ function isUnavailable(error: unknown): boolean {
   return error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(error.message);
 }
 
+/** The error as a DatabaseUnavailableError when it says the connection is lost. */
+function unavailable(error: unknown): DatabaseUnavailableError | undefined {
+  if (error instanceof DatabaseUnavailableError) return error;
+  return isUnavailable(error) ? new DatabaseUnavailableError(error) : undefined;
+}
+
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+    throw unavailable(error) ?? error;
   }
 }
 
@@ -69,6 +75,8 @@ function sentTogether<T>(connection: pg.PoolClient, send: () => T): T {
   }
 }
 
+const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED';
+
 /**
  * COMMIT, sent with the last statement: a failed statement aborts the transaction, and the server
  * answers that COMMIT with a rollback; the statement's error is what is thrown.
@@ -84,8 +92,9 @@ async function commit(connection: pg.PoolClient, last: Statement | undefined): P
 }
 
 export function openPostgres(url: string, poolSize = 10): Database {
-  // Pipeline mode: a query may be sent before the answer to the previous one is in. Used only
-  // at the two ends of a transaction (below); everything else awaits each statement.
+  // Pipeline mode: a query may be sent before the answer to the previous one is in. Used at the
+  // two ends of a transaction (below), whose ROLLBACK is not waited for either; everything else
+  // awaits each statement.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, pipeline: true });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -97,22 +106,28 @@ export function openPostgres(url: string, poolSize = 10): Database {
     ...client(pool),
     async transaction(work, last) {
       const connection = await guarded(() => pool.connect());
+      let lost: Error | undefined;
       try {
         // BEGIN travels with the first statements of `work` (those it sends before it awaits): one
         // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
-        // broken one so does what follows.
-        const [begun, working] = sentTogether(connection, () => [pipelined(connection.query('BEGIN')), work(client(connection))]);
+        // broken one so does what follows. READ COMMITTED whatever the server's default: the
+        // event lock's second look (migrations/003) needs a fresh snapshot.
+        const [begun, working] = sentTogether(connection, () => [pipelined(connection.query(BEGIN)), work(client(connection))]);
         const result = await working;
         await begun;
         await commit(connection, last);
         return result;
       } catch (error) {
+        // A lost connection is released with its error, so the pool discards it: pg may not
+        // know yet that it is dead, and would hand it to the next caller.
+        lost = unavailable(error);
+        if (lost) throw lost;
         // Not awaited: the connection runs what it is sent in order, so whoever is handed it next
         // queues behind the ROLLBACK, and this caller does not wait a round trip for it.
         connection.query('ROLLBACK').catch(() => {});
-        throw isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+        throw error;
       } finally {
-        connection.release();
+        connection.release(lost);
       }
     },
     poolStats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
