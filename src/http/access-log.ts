@@ -5,10 +5,12 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 export class AccessLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
     request.log.debug({ req: request }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
     const entry = { method: request.method, url: request.url, res: reply, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...entry, err: error }, 'request errored');
     else reply.log.info(entry, 'request completed');

@@ -26,9 +26,15 @@ describe('redelivery share', () => {
     assert.equal(share.mostlyRedeliveries, false);
   });
 
-  test('an even mix keeps the transaction first', () => {
-    const share = new RedeliveryShare();
-    for (let i = 0; i < 100; i++) share.observe(i % 2 === 0);
-    assert.equal(share.mostlyRedeliveries, false);
+  test('an even mix keeps whichever way was in use: no switching back and forth', () => {
+    const fresh = new RedeliveryShare();
+    const afterReplay = new RedeliveryShare();
+    observeMany(afterReplay, true, 30);
+    for (let i = 0; i < 101; i++) {
+      fresh.observe(i % 2 === 0);
+      afterReplay.observe(i % 2 === 0);
+      assert.equal(fresh.mostlyRedeliveries, false);
+      assert.equal(afterReplay.mostlyRedeliveries, true);
+    }
   });
 });

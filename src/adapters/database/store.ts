@@ -29,8 +29,9 @@ export function createStore(db: Database): Store {
     async handleThenRecord(record, handle) {
       try {
         // Deliveries of one event take turns, so a handler never runs for a recorded event. A
-        // redelivery costs BEGIN and this one statement, sent together. The record is the
-        // transaction's last statement, so it can travel with COMMIT.
+        // redelivery costs one round trip (BEGIN and this statement, sent together) and a
+        // ROLLBACK that is not waited for. The record is the transaction's last statement, so it
+        // can travel with COMMIT.
         const work = async (tx: SqlClient) => {
           if ((await lockEvent(tx, record.id)).recorded) throw RECORDED_ALREADY;
           await handle(repositories(tx));
