@@ -10,7 +10,19 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Every line the service has logged so far. */
   output: string[];
+  /** Those lines that are JSON log entries, parsed. */
+  logged<Entry = LogEntry>(): Entry[];
   stop(): Promise<void>;
+}
+
+/** The fields of a pino line the tests read; any other field may be there too. */
+export interface LogEntry {
+  level?: number;
+  msg?: string;
+  pid?: number;
+  reqId?: string;
+  url?: string;
+  err?: { message?: string };
 }
 
 export interface ServiceProcessOptions {
@@ -48,6 +60,14 @@ export async function startServiceProcess(env: Record<string, string>, { entry =
     url,
     child,
     output,
+    logged: <Entry>() =>
+      output.flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Entry];
+        } catch {
+          return [];
+        }
+      }),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -5,27 +5,13 @@
 // unseen; a client (or balancer) retries it, and an unacknowledged event is redelivered.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../../src/adapters/database/open.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
+import { requestOnFreshConnection, type FreshAnswer } from '../helpers/fresh-connection.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 import { eventOf, signedHeaders } from '../helpers/stripe-fixtures.ts';
-
-type Result = { status: number } | { error: string };
-
-function send(url: string, method: string, body: string | null, headers: Record<string, string>): Promise<Result> {
-  return new Promise((resolve) => {
-    const request = httpRequest(url, { method, agent: false, headers: { ...headers, connection: 'close' } }, (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode! }));
-      response.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
-    });
-    request.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
-    request.end(body ?? undefined);
-  });
-}
 
 describe(`graceful shutdown (${databaseLabel})`, () => {
   let t: TestApp;
@@ -42,7 +28,7 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
 
   test('SIGTERM under load: no accepted request lost, every acknowledged event recorded, exit 0', async () => {
     const token = await t.token('shutdown-user');
-    const results: Result[] = [];
+    const results: FreshAnswer[] = [];
     const acknowledged: string[] = [];
     let refused = false;
     const worker = async (kind: 'me' | 'webhook') => {
@@ -51,8 +37,8 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
         const payload = JSON.stringify(event);
         const result =
           kind === 'me'
-            ? await send(`${service.url}/api/v1/users/me`, 'GET', null, { authorization: `Bearer ${token}` })
-            : await send(`${service.url}/api/v1/webhooks/payments`, 'POST', payload, signedHeaders(payload, 'whsec_local_simulator'));
+            ? await requestOnFreshConnection(`${service.url}/api/v1/users/me`, 'GET', { authorization: `Bearer ${token}` })
+            : await requestOnFreshConnection(`${service.url}/api/v1/webhooks/payments`, 'POST', signedHeaders(payload, 'whsec_local_simulator'), payload);
         if ('error' in result && result.error === 'ECONNREFUSED') refused = true;
         else results.push(result);
         if ('status' in result && result.status === 200 && kind === 'webhook') acknowledged.push(event.id);
@@ -67,13 +53,7 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
 
     assert.equal(code, 0);
     assert.ok(Date.now() - stoppedAt < 12_000);
-    const logged = service.output.flatMap((line) => {
-      try {
-        return [JSON.parse(line) as { msg?: string; reqId?: string; req?: { url?: string } }];
-      } catch {
-        return [];
-      }
-    });
+    const logged = service.logged();
     const ids = (msg: string) => new Set(logged.filter((entry) => entry.msg === msg && entry.reqId).map((entry) => entry.reqId));
     const incoming = ids('incoming request');
     const completed = ids('request completed');

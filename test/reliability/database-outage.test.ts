@@ -55,14 +55,10 @@ describe('webhook processing while PostgreSQL goes away (PostgreSQL)', { skip: !
   /** How the service process ended, with the errors it logged, for a failure message. */
   function fate(): string {
     const ended = service.child.exitCode !== null || service.child.signalCode !== null;
-    const errors = service.output.flatMap((line) => {
-      try {
-        const entry = JSON.parse(line) as { level: number; msg: string; err?: { message?: string } };
-        return entry.level >= 50 ? [`${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}`] : [];
-      } catch {
-        return [];
-      }
-    });
+    const errors = service
+      .logged()
+      .filter((entry) => (entry.level ?? 0) >= 50)
+      .map((entry) => `${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}`);
     return `${ended ? `the service process exited (code ${service.child.exitCode}, signal ${service.child.signalCode})` : 'the service process is still running'}; errors it logged: ${JSON.stringify(errors)}`;
   }
 

@@ -106,7 +106,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
     ...client(pool),
     async transaction(work, last) {
       const connection = await guarded(() => pool.connect());
-      let lost: Error | undefined;
+      let lost: DatabaseUnavailableError | undefined;
       try {
         // BEGIN travels with the first statements of `work` (those it sends before it awaits): one
         // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
