@@ -21,7 +21,7 @@ import { billingPages } from './dev/billing-pages.ts';
 import { startEmbeddedSimulator } from './dev/embedded-simulator.ts';
 import { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
-import type { TokenVerifier } from './domain/ports.ts';
+import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import { UserService } from './domain/users/user-service.ts';
 import { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { createLogger } from './logger.ts';

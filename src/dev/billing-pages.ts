@@ -2,7 +2,7 @@
 // what happened and, once the webhook has arrived, the new tier.
 import type { FastifyPluginAsync } from 'fastify';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
-import type { Store } from '../domain/ports.ts';
+import type { Store } from '../domain/ports/store.ts';
 import { escapeHtml } from './payments-simulator/pages/layout.ts';
 
 

@@ -2,7 +2,8 @@
 // Every failure is a 401 with the contract's body; the verifier never decides a status.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
-import type { Principal, TokenVerifier } from '../domain/ports.ts';
+import type { Principal } from '../domain/model.ts';
+import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,8 @@
 // The tier function of CONTRACT.md section 4, one case per subscription status.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { tierOf, blocksNewCheckout, type SubscriptionStatus } from '../../src/domain/billing/tier.ts';
+import { tierOf, blocksNewCheckout } from '../../src/domain/billing/tier.ts';
+import type { SubscriptionStatus } from '../../src/domain/model.ts';
 
 const policy = { tierByPrice: new Map([['price_pro', 'pro'], ['price_team', 'team']]), graceDays: 7 };
 const now = new Date('2026-06-15T12:00:00Z');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DatabaseUnavailableError } from '../../src/adapters/database/sql-client.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import type { PaymentsProvider } from '../../src/domain/ports.ts';
+import type { PaymentsProvider } from '../../src/domain/ports/payments-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';

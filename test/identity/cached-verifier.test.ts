@@ -9,7 +9,8 @@ import { createCachedVerifier } from '../../src/adapters/identity/cached-verifie
 import { createJwtVerifier } from '../../src/adapters/identity/jwt-verifier.ts';
 import { generateSigningKey, localKeys, signToken } from '../../src/dev/identity-provider.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import type { Principal, TokenVerifier } from '../../src/domain/ports.ts';
+import type { Principal } from '../../src/domain/model.ts';
+import type { TokenVerifier } from '../../src/domain/ports/token-verifier.ts';
 
 const T0 = 1_900_000_000_000;
 const encode = (part: object) => base64url.encode(JSON.stringify(part));

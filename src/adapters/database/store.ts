@@ -1,5 +1,5 @@
 // Binds the repositories to a database, and to a transaction when one is asked for.
-import type { Repositories, Store } from '../../domain/ports.ts';
+import type { Repositories, Store } from '../../domain/ports/store.ts';
 import type { Database, SqlClient } from './sql-client.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
 import { subscriptionsRepository } from './repositories/subscriptions.ts';

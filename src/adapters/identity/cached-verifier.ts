@@ -13,7 +13,8 @@
 // Concurrent first requests carrying one token share a single verification.
 import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import type { Principal, TokenVerifier } from '../../domain/ports.ts';
+import type { Principal } from '../../domain/model.ts';
+import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 
 export interface CachedVerifierOptions {
   /** Entries kept at most; the least recently used goes first. Default 10,000 (a few MB). */

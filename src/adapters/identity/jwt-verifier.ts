@@ -3,7 +3,8 @@
 // The development identity provider goes through exactly this code; only the key source differs.
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { DomainError } from '../../domain/errors.ts';
-import type { Principal, TokenVerifier } from '../../domain/ports.ts';
+import type { Principal } from '../../domain/model.ts';
+import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
 
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];

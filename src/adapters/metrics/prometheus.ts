@@ -3,7 +3,7 @@
 // lag, checkout sessions, database pool use, and the default process metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../database/sql-client.ts';
-import type { Metrics } from '../../domain/ports.ts';
+import type { Metrics } from '../../domain/ports/metrics.ts';
 
 export interface PrometheusMetrics extends Metrics {
   registry: Registry;

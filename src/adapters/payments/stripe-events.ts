@@ -2,7 +2,7 @@
 // event, then translate it into the domain's PaymentEvent.
 import type Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
-import type { WebhookVerifier } from '../../domain/ports.ts';
+import type { WebhookVerifier } from '../../domain/ports/webhook-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
 import { toPaymentEvent } from './stripe-mapping.ts';
 import { verifySignature } from './webhook-signature.ts';

@@ -2,8 +2,8 @@
 // checkout service never see the provider's JSON. Every field used is checked here, so a signed
 // but malformed event is refused (400) instead of failing the same way on every redelivery.
 import type Stripe from 'stripe';
-import type { SubscriptionStatus } from '../../domain/billing/tier.ts';
-import type { PaymentEvent, ProviderSubscription } from '../../domain/ports.ts';
+import type { SubscriptionStatus } from '../../domain/model.ts';
+import type { PaymentEvent, ProviderSubscription } from '../../domain/model.ts';
 
 const MAX_UNIX_TIME = 253_402_300_799; // 9999-12-31
 

@@ -3,7 +3,8 @@
 // never reach a client. A rejected key is also logged, since only an operator can fix it.
 import Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
-import type { PaymentsProvider, ProviderCheckoutSession } from '../../domain/ports.ts';
+import type { PaymentsProvider } from '../../domain/ports/payments-provider.ts';
+import type { ProviderCheckoutSession } from '../../domain/model.ts';
 import { toPaymentEvent, toProviderSubscription } from './stripe-mapping.ts';
 
 export interface PaymentsLogger {

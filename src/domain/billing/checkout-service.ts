@@ -2,7 +2,10 @@
 // server; the client may only choose where to come back to, within the allowed origins.
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.ts';
-import type { Metrics, PaymentsProvider, Principal, Store, User } from '../ports.ts';
+import type { Metrics } from '../ports/metrics.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
+import type { Principal, User } from '../model.ts';
+import type { Store } from '../ports/store.ts';
 import { blocksNewCheckout } from './tier.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
 

@@ -1,7 +1,7 @@
 // Sets the plan a user is sold: the tier whose price their next checkout uses (CONTRACT §5: the
 // plan is held on the server, never chosen by request input). An existing subscription keeps its
 // price; the tier changes only when the provider reports a subscription to the new price.
-import type { UsersRepository } from '../ports.ts';
+import type { UsersRepository } from '../ports/store.ts';
 import { UnknownPlanError, UnknownUserError } from './operator-errors.ts';
 
 export interface PlanChange {

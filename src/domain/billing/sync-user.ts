@@ -4,7 +4,8 @@
 // transaction, as of now: an event created before this read is older than what it stored.
 import { saveProviderState } from '../webhooks/subscription-sync.ts';
 import type { WebhookLog } from '../webhooks/context.ts';
-import type { PaymentsProvider, Store } from '../ports.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
+import type { Store } from '../ports/store.ts';
 import { UnknownUserError } from './operator-errors.ts';
 import { tierOf, type TierPolicy } from './tier.ts';
 

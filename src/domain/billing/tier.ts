@@ -1,16 +1,6 @@
 // The one function from a subscription to a tier, used by the profile, the checkout guard and
 // the webhook handlers alike, so they can never disagree.
-import type { SubscriptionState } from '../ports.ts';
-
-export type SubscriptionStatus =
-  | 'active'
-  | 'trialing'
-  | 'past_due'
-  | 'incomplete'
-  | 'incomplete_expired'
-  | 'unpaid'
-  | 'canceled'
-  | 'paused';
+import type { SubscriptionState, SubscriptionStatus } from '../model.ts';
 
 export const FREE_TIER = 'free';
 const DAY_MS = 86_400_000;

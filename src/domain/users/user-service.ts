@@ -1,6 +1,7 @@
 // Profiles: the authenticated principal's user, created on first access.
 import { tierOf, type TierPolicy } from '../billing/tier.ts';
-import type { Principal, Store, User } from '../ports.ts';
+import type { Principal, User } from '../model.ts';
+import type { Store } from '../ports/store.ts';
 
 export interface Profile {
   id: string;

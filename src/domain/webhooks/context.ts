@@ -1,6 +1,8 @@
 // What an event handler gets: the repositories bound to the event's transaction, the provider
 // for re-reads, and a logger. Handlers return nothing; throwing rolls the whole event back.
-import type { PaymentEvent, PaymentsProvider, Repositories } from '../ports.ts';
+import type { PaymentEvent } from '../model.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
+import type { Repositories } from '../ports/store.ts';
 
 export interface WebhookLog {
   info(fields: object, message: string): void;

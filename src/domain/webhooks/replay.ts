@@ -1,6 +1,6 @@
 // Replays the provider's undelivered events through the same exactly-once path as a delivery,
 // for when our endpoint was down longer than the provider keeps retrying.
-import type { PaymentsProvider } from '../ports.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { WebhookOutcome, WebhookService } from './webhook-service.ts';
 
 export type ReplayProgress = (done: number, total: number, eventId: string, outcome: WebhookOutcome) => void;

@@ -2,7 +2,7 @@
 // Stripe delivers out of order and `created` has one-second resolution, so: an older event is
 // skipped, a newer one applied, and when the guard cannot decide (same second, unknown
 // subscription, or an event no newer than our last provider read) the provider is asked.
-import type { ProviderSubscription, SubscriptionState } from '../ports.ts';
+import type { ProviderSubscription, SubscriptionState } from '../model.ts';
 import { findEventUser, type HandlerContext } from './context.ts';
 
 type Decision = 'apply' | 'skip' | 'reread';

@@ -3,7 +3,11 @@
 // HTTP layer answers 500, so the provider retries). Concurrent deliveries of one event take
 // turns (the store serialises them per event id); whoever comes second finds the record and
 // answers `duplicate` without running the handler.
-import type { Metrics, PaymentEvent, PaymentsProvider, Store, WebhookEventRecord, WebhookVerifier } from '../ports.ts';
+import type { Metrics } from '../ports/metrics.ts';
+import type { PaymentEvent, WebhookEventRecord } from '../model.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
+import type { Store } from '../ports/store.ts';
+import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
 import type { WebhookLog } from './context.ts';
 import { EVENT_HANDLERS } from './handlers/index.ts';
 import { RedeliveryShare } from './redelivery-share.ts';

@@ -1,7 +1,7 @@
 // POST /billing/checkout: start a hosted subscription checkout; the price is chosen on the server.
 import type { FastifyPluginAsync } from 'fastify';
 import type { CheckoutInput, CheckoutService } from '../../domain/billing/checkout-service.ts';
-import type { TokenVerifier } from '../../domain/ports.ts';
+import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
 import { AUTH_RESPONSES, ref } from '../schemas.ts';
 

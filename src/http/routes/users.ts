@@ -1,7 +1,7 @@
 // GET /users/me: the caller's profile, created on first access.
 import type { FastifyPluginAsync } from 'fastify';
 import type { UserService } from '../../domain/users/user-service.ts';
-import type { TokenVerifier } from '../../domain/ports.ts';
+import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
 import { AUTH_RESPONSES, ref } from '../schemas.ts';
 

@@ -1,5 +1,6 @@
 // Checkout sessions we opened, so a second click can return the same still-open session.
-import type { CheckoutSessionRecord, CheckoutSessionsRepository } from '../../../domain/ports.ts';
+import type { CheckoutSessionRecord } from '../../../domain/model.ts';
+import type { CheckoutSessionsRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
 
 interface Row {

@@ -1,6 +1,6 @@
 // Row <-> domain mapping shared by the repositories.
-import type { SubscriptionStatus } from '../../../domain/billing/tier.ts';
-import type { SubscriptionState, User } from '../../../domain/ports.ts';
+import type { SubscriptionStatus } from '../../../domain/model.ts';
+import type { SubscriptionState, User } from '../../../domain/model.ts';
 
 export interface SubscriptionRow {
   s_id: string | null;

@@ -1,5 +1,5 @@
 // Subscription state as last applied. The ordering decision is the domain's; this only stores.
-import type { SubscriptionsRepository } from '../../../domain/ports.ts';
+import type { SubscriptionsRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
 import { SUBSCRIPTION_COLUMNS, toSubscription, type SubscriptionRow } from './rows.ts';
 

@@ -1,5 +1,6 @@
 // Users, each read together with the subscription that decides its tier.
-import type { User, UsersRepository } from '../../../domain/ports.ts';
+import type { User } from '../../../domain/model.ts';
+import type { UsersRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
 import { SUBSCRIPTION_COLUMNS, toUser, type UserRow } from './rows.ts';
 

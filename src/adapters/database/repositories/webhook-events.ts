@@ -1,7 +1,8 @@
 // The processed-event record and the failure log, which is written outside the rolled-back
 // transaction. Exactly-once rests on a per-event advisory lock taken first in the transaction,
 // and on the record's primary key.
-import type { WebhookEventRecord, WebhookEventsRepository, WebhookFailuresRepository } from '../../../domain/ports.ts';
+import type { WebhookEventRecord } from '../../../domain/model.ts';
+import type { WebhookEventsRepository, WebhookFailuresRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient, Statement } from '../sql-client.ts';
 
 export function webhookEventsRepository(db: SqlClient): WebhookEventsRepository {
