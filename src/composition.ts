@@ -6,6 +6,7 @@ import type { Services } from './app.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations } from './adapters/database/migrate.ts';
 import { openDatabase, openMigratedDatabase } from './adapters/database/open.ts';
+import { createEventLedger } from './adapters/database/event-ledger.ts';
 import { createStore } from './adapters/database/store.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createCachedVerifier } from './adapters/identity/cached-verifier.ts';
@@ -80,7 +81,7 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
     verifier: createCachedVerifier(identity.verifier),
     users: new UserService(store, policy),
     checkout: new CheckoutService(store, payments, config, metrics),
-    webhooks: new WebhookService(store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger, metrics),
+    webhooks: new WebhookService(createEventLedger(db), store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger, metrics),
     payments,
     metrics,
     async checkReady() {

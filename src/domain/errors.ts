@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'invalid_signature'
   | 'payload_too_large'
   | 'payments_unavailable'
+  | 'payments_throttled'
   | 'database_unavailable';
 
 export class DomainError extends Error {

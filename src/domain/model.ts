@@ -37,10 +37,21 @@ export interface ProviderSubscription extends SubscriptionTerms {
 export interface SubscriptionState extends SubscriptionTerms {
   userId: string;
   paymentFailedAt: Date | null;
-  /** Unix seconds of the newest event applied to this state. */
-  eventCreated: number;
-  /** When this state was last re-read from the provider, if ever. */
-  syncedAt: Date | null;
+  /**
+   * Unix seconds, provider clock: the stored state is the provider's as of this second (the
+   * `created` of the newest event applied, or the provider's time of the read it came from). An
+   * event created before it is contained in this state.
+   */
+  asOf: number;
+  /** Bumped by every write, so a provider read applies only over the state it was started after. */
+  revision: number;
+}
+
+/** A read from the provider, stamped with the provider's own clock. */
+export interface ProviderRead<T> {
+  value: T;
+  /** Unix seconds, provider clock (its response's `Date`): the value is current as of this second. */
+  readAt: number;
 }
 
 export interface User {

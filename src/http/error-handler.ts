@@ -32,6 +32,8 @@ function renderDomain(error: DomainError): Rendered {
       return { status: 413, detail: error.message };
     case 'payments_unavailable':
       return { status: 502, detail: error.message };
+    case 'payments_throttled':
+      return { status: 503, detail: error.message, headers: { 'retry-after': String(error.details.retryAfterSeconds ?? 1) } };
     case 'database_unavailable':
       return { status: 503, detail: error.message };
     default: {
@@ -60,7 +62,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.error({ err: error }, 'unhandled error');
       return reply.status(500).send({ detail: 'Internal Server Error' });
     }
-    if (rendered.status >= 500) request.log.warn({ err: error }, 'dependency unavailable');
+    // A domain error was logged where it arose, with what it concerns; the rest is logged here.
+    if (rendered.status >= 500 && !(error instanceof DomainError)) request.log.warn({ err: error }, 'dependency unavailable');
     return reply.status(rendered.status).headers(rendered.headers ?? {}).send({ detail: rendered.detail });
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));

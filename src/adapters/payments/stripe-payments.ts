@@ -7,6 +7,9 @@ import type { PaymentsProvider } from '../../domain/ports/payments-provider.ts';
 import type { ProviderCheckoutSession } from '../../domain/model.ts';
 import { toPaymentEvent, toProviderSubscription } from './stripe-mapping.ts';
 
+/** Longer waits are not what a throttled caller should sit through; it comes back sooner. */
+const MAX_RETRY_AFTER_SECONDS = 600;
+
 export interface PaymentsLogger {
   error(fields: object, message: string): void;
 }
@@ -15,12 +18,30 @@ function toSession(session: Stripe.Checkout.Session): ProviderCheckoutSession {
   return { id: session.id, url: session.url ?? '', status: (session.status ?? 'open') as ProviderCheckoutSession['status'], expiresAt: new Date(session.expires_at * 1000) };
 }
 
+/** Seconds the provider asks us to wait (`Retry-After`: seconds or an HTTP date), within reason. */
+function retryAfterSeconds(headers: Record<string, string> | undefined): number | undefined {
+  const value = headers?.['retry-after'];
+  if (value === undefined) return undefined;
+  const seconds = /^\d+$/.test(value) ? Number(value) : Math.ceil((Date.parse(value) - Date.now()) / 1000);
+  return Number.isFinite(seconds) ? Math.min(Math.max(seconds, 1), MAX_RETRY_AFTER_SECONDS) : undefined;
+}
+
+/** The provider's own time of a response (its `Date` header), unix seconds; our clock if it sent none. */
+function providerTime(response: { lastResponse?: { headers?: Record<string, string> } }): number {
+  const stamped = Date.parse(response.lastResponse?.headers?.date ?? '');
+  return Math.floor((Number.isFinite(stamped) ? stamped : Date.now()) / 1000);
+}
+
 export function createStripePayments(stripe: Stripe, log: PaymentsLogger): PaymentsProvider {
   async function call<T>(operation: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       const failure = error as Stripe.errors.StripeError;
+      if (failure.statusCode === 429) {
+        // Throttling is a normal answer: whoever asked decides what to say, and logs it once.
+        throw new DomainError('payments_throttled', 'Payment provider is throttling requests', { operation, retryAfterSeconds: retryAfterSeconds(failure.headers) });
+      }
       if (failure.type === 'StripeAuthenticationError' || failure.type === 'StripePermissionError') {
         log.error({ operation, type: failure.type }, 'payment provider rejected our API key');
       } else {
@@ -54,16 +75,20 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
     retrieveSubscription: (id) =>
       call('subscriptions.retrieve', async () => {
         try {
-          return toProviderSubscription(await stripe.subscriptions.retrieve(id));
+          const subscription = await stripe.subscriptions.retrieve(id);
+          return { value: toProviderSubscription(subscription), readAt: providerTime(subscription) };
         } catch (error) {
-          if ((error as Stripe.errors.StripeError).statusCode === 404) return null;
+          const failure = error as Stripe.errors.StripeError;
+          if (failure.statusCode === 404) return { value: null, readAt: providerTime({ lastResponse: { headers: failure.headers } }) };
           throw error;
         }
       }),
     listSubscriptions: (customerId) =>
       call('subscriptions.list', async () => {
-        const subscriptions = await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 }).autoPagingToArray({ limit: 10_000 });
-        return subscriptions.map(toProviderSubscription);
+        // The first page's time: every page after it is at least as current.
+        const firstPage = await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 });
+        const rest = firstPage.has_more ? await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100, starting_after: firstPage.data.at(-1)!.id }).autoPagingToArray({ limit: 10_000 }) : [];
+        return { value: [...firstPage.data, ...rest].map(toProviderSubscription), readAt: providerTime(firstPage) };
       }),
     undeliveredEvents: () =>
       call('events.list', async () => {

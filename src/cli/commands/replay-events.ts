@@ -22,7 +22,10 @@ export const replayEventsCommand: Command = {
     try {
       const { payments, webhooks } = composition.services;
       io.progress('fetching undelivered events from the payment provider...');
-      const summary = await replayUndeliveredEvents(payments, webhooks, (done, total, eventId, outcome) => io.progress(`[${done}/${total}] ${eventId}: ${outcome}`));
+      const summary = await replayUndeliveredEvents(payments, webhooks, {
+        progress: (done, total, eventId, outcome) => io.progress(`[${done}/${total}] ${eventId}: ${outcome}`),
+        onThrottled: (seconds) => io.progress(`the payment provider is throttling us: waiting ${seconds} s as it asks`),
+      });
       io.out(`replayed ${summary.total} event(s): ${summary.processed} processed, ${summary.duplicate} duplicate, ${summary.ignored} ignored`);
     } finally {
       await composition.close();

@@ -1,8 +1,9 @@
 // Re-reads one user's subscriptions from the payment provider and stores them, for when the stored
 // state went wrong (events lost beyond the provider's retries, a bug since fixed): the provider is
-// the source of truth. The snapshots are saved exactly as a webhook re-read saves them, in one
-// transaction, as of now: an event created before this read is older than what it stored.
-import { saveProviderState } from '../webhooks/subscription-sync.ts';
+// the source of truth. The snapshots are saved as a webhook's read saves them, in one transaction,
+// as of the provider's time of the read: an event created before it is older than what it stored,
+// and a state stored meanwhile from a newer event is kept.
+import { saveState } from '../webhooks/subscription-sync.ts';
 import type { WebhookLog } from '../webhooks/context.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
@@ -36,12 +37,11 @@ export async function syncUser(deps: SyncUserDeps, idpId: string): Promise<SyncU
     return { idpId, customerId: null, subscriptions: [], tierBefore, tierAfter: tierBefore };
   }
   const customerId = user.paymentsCustomerId;
-  const fresh = await deps.payments.listSubscriptions(customerId);
-  const now = clock();
+  const { value: fresh, readAt } = await deps.payments.listSubscriptions(customerId);
   await deps.store.transaction(async (tx) => {
-    const ctx = { tx, payments: deps.payments, log: deps.log, now };
     for (const subscription of fresh) {
-      await saveProviderState(ctx, await tx.subscriptions.find(subscription.id), subscription, Math.floor(now.getTime() / 1000), now);
+      const stored = await tx.subscriptions.findForUpdate(subscription.id);
+      if (stored === null || stored.asOf <= readAt) await saveState({ tx, log: deps.log }, stored, subscription, readAt, readAt);
     }
   });
   const after = await deps.store.users.findById(user.id);

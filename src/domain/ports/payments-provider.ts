@@ -1,15 +1,16 @@
 // The payment provider, as the domain needs it. Failures surface as
-// DomainError('payments_unavailable').
-import type { NewCheckoutSession, PaymentEvent, ProviderCheckoutSession, ProviderSubscription } from '../model.ts';
+// DomainError('payments_unavailable'), or DomainError('payments_throttled') when it asks us to slow
+// down (with `retryAfterSeconds` in the details when it says how long).
+import type { NewCheckoutSession, PaymentEvent, ProviderCheckoutSession, ProviderRead, ProviderSubscription } from '../model.ts';
 
 export interface PaymentsProvider {
   createCustomer(input: { userId: string; email: string }, idempotencyKey: string): Promise<string>;
   createCheckoutSession(input: NewCheckoutSession, idempotencyKey: string): Promise<ProviderCheckoutSession>;
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
-  /** null when the provider does not know the subscription. */
-  retrieveSubscription(id: string): Promise<ProviderSubscription | null>;
+  /** The subscription as of the read (null when the provider does not know it). */
+  retrieveSubscription(id: string): Promise<ProviderRead<ProviderSubscription | null>>;
   /** Every subscription of the customer, in any status (ended ones included), newest first. */
-  listSubscriptions(customerId: string): Promise<ProviderSubscription[]>;
+  listSubscriptions(customerId: string): Promise<ProviderRead<ProviderSubscription[]>>;
   /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
   undeliveredEvents(): Promise<PaymentEvent[]>;
 }

@@ -1,5 +1,5 @@
 // The database, as the domain needs it: repositories, bound to a transaction when one is asked for.
-import type { CheckoutSessionRecord, ProviderSubscription, SubscriptionState, User, WebhookEventRecord } from '../model.ts';
+import type { CheckoutSessionRecord, ProviderSubscription, SubscriptionState, User } from '../model.ts';
 
 export interface UsersRepository {
   /** Creates the user on first sight, keeps the e-mail in step; one round trip when nothing changed. */
@@ -27,40 +27,29 @@ export interface CheckoutSessionsRepository {
 }
 
 export interface SubscriptionsRepository {
+  /** The stored state, without a lock (to decide what to read from the provider before a transaction). */
   find(id: string): Promise<SubscriptionState | null>;
-  save(state: SubscriptionState): Promise<void>;
+  /** The stored state, locked until the transaction ends: two writers of one subscription take turns. */
+  findForUpdate(id: string): Promise<SubscriptionState | null>;
+  /** Stores a subscription seen for the first time; false when another writer stored it first. */
+  insert(state: Omit<SubscriptionState, 'revision'>): Promise<boolean>;
+  /** Overwrites a stored state (found for update in the same transaction) and bumps its revision. */
+  update(state: Omit<SubscriptionState, 'revision'>): Promise<void>;
   /**
    * Applies a snapshot from an event created at `created` (unix seconds) in one statement, only
-   * when the stored state of the same customer is strictly older than the event and was not
-   * re-read from the provider since; a past_due snapshot keeps the first failure time stored.
-   * False when nothing was applied: no stored state, or one the caller must decide about.
+   * when the stored state of the same customer is older than the event (`asOf` < `created`); a
+   * past_due snapshot keeps the first failure time stored. False when nothing was applied: no
+   * stored state, or one the caller must decide about.
    */
   applyIfNewer(snapshot: ProviderSubscription, created: number): Promise<boolean>;
-}
-
-export interface WebhookEventsRepository {
-  isRecorded(id: string): Promise<boolean>;
-}
-
-export interface WebhookFailuresRepository {
-  record(failure: { eventId: string; type: string; error: string }): Promise<void>;
 }
 
 export interface Repositories {
   users: UsersRepository;
   checkoutSessions: CheckoutSessionsRepository;
   subscriptions: SubscriptionsRepository;
-  webhookEvents: WebhookEventsRepository;
-  webhookFailures: WebhookFailuresRepository;
 }
 
 export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
-  /**
-   * The two phases of exactly-once, in one transaction: `handle`, then the event's record, then
-   * commit. Transactions for one event id take turns, across instances. False, with nothing
-   * run, when the event is recorded already (a redelivery, or another delivery's transaction
-   * committed it first); a committed record is answered without waiting for any turn.
-   */
-  handleThenRecord(record: WebhookEventRecord, handle: (tx: Repositories) => Promise<void>): Promise<boolean>;
 }

@@ -1,27 +1,48 @@
-// What an event handler gets: the repositories bound to the event's transaction, the provider
-// for re-reads, and a logger. Handlers return nothing; throwing rolls the whole event back.
-import type { PaymentEvent } from '../model.ts';
-import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import type { Repositories } from '../ports/store.ts';
+// What an event handler is: `prepare` gathers provider reads before any transaction (no lock, no
+// connection held), `apply` does the database work inside the event's transaction. Throwing
+// rolls the whole event back; DecideAgain (subscription-reads.ts) makes the service read what is
+// missing, outside the transaction, and apply again.
+import type { PaymentEvent, User } from '../model.ts';
+import type { Repositories, Store } from '../ports/store.ts';
+import type { DeliveryReads } from './subscription-reads.ts';
 
 export interface WebhookLog {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
 }
 
-export interface HandlerContext {
+export interface PrepareContext {
+  /** Reads outside any transaction, to decide what to ask the provider first. */
+  store: Pick<Store, 'subscriptions'>;
+  reads: DeliveryReads;
+}
+
+export interface ApplyContext {
   tx: Repositories;
-  payments: PaymentsProvider;
+  reads: DeliveryReads;
   log: WebhookLog;
   now: Date;
 }
 
-export type EventHandler = (event: PaymentEvent, ctx: HandlerContext) => Promise<void>;
+export interface EventHandler {
+  prepare?(event: PaymentEvent, ctx: PrepareContext): Promise<void>;
+  apply(event: PaymentEvent, ctx: ApplyContext): Promise<void>;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Finds the user an event belongs to: by our own id carried in the event, else by the customer. */
-export async function findEventUser(tx: Repositories, userId: string | null, customerId: string | null) {
-  const byId = userId !== null && UUID.test(userId) ? await tx.users.findById(userId) : null;
-  return byId ?? (customerId !== null ? await tx.users.findByCustomerId(customerId) : null);
+/**
+ * The user an event belongs to: the one linked to its customer, else the one our own id in the
+ * event names. A customer's link is ours and final; an id carried in provider data (metadata,
+ * client_reference_id) that disagrees with it is logged and not followed.
+ */
+export async function findEventUser(ctx: Pick<ApplyContext, 'tx' | 'log'>, namedUserId: string | null, customerId: string | null): Promise<User | null> {
+  const linked = customerId !== null ? await ctx.tx.users.findByCustomerId(customerId) : null;
+  if (linked !== null) {
+    if (namedUserId !== null && namedUserId !== linked.id) {
+      ctx.log.warn({ customer: customerId, linkedUser: linked.id, namedUser: namedUserId }, 'event names another user than its customer is linked to: the customer link wins');
+    }
+    return linked;
+  }
+  return namedUserId !== null && UUID.test(namedUserId) ? ctx.tx.users.findById(namedUserId) : null;
 }

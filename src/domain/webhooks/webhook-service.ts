@@ -1,16 +1,19 @@
-// Exactly-once processing of provider events, in two phases inside one transaction: the handler
-// runs, then the event record is written. A handler failure rolls both back and is rethrown (the
-// HTTP layer answers 500, so the provider retries). Concurrent deliveries of one event take
-// turns (the store serialises them per event id); whoever comes second finds the record and
-// answers `duplicate` without running the handler.
-import type { Metrics } from '../ports/metrics.ts';
+// Exactly-once processing of provider events. The ledger runs a handler's database work and then
+// writes the event's record, in one transaction, unless the event is recorded already (then the
+// delivery is a `duplicate`). Provider reads happen before that transaction, never in it: what a
+// handler needs is read first, and when the transaction finds the stored state moved so that
+// the decision changes, it rolls back, the service reads what is missing and applies again. A
+// failure rolls everything back and is rethrown (the HTTP layer answers 5xx; the provider retries).
 import type { PaymentEvent, WebhookEventRecord } from '../model.ts';
+import { DomainError } from '../errors.ts';
+import type { EventLedger } from '../ports/event-ledger.ts';
+import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
-import type { WebhookLog } from './context.ts';
+import type { EventHandler, WebhookLog } from './context.ts';
 import { EVENT_HANDLERS } from './handlers/index.ts';
-import { RedeliveryShare } from './redelivery-share.ts';
+import { DecideAgain, DeliveryReads, ReadNeeded, SubscriptionReads } from './subscription-reads.ts';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored';
 
@@ -18,17 +21,23 @@ export interface WebhookSettings {
   livemode: boolean;
 }
 
+/** Each further attempt needs another writer to have changed the subscription meanwhile. */
+const MAX_ATTEMPTS = 5;
+
 export class WebhookService {
-  private readonly redeliveries = new RedeliveryShare();
+  private readonly reads: SubscriptionReads;
 
   constructor(
-    private readonly store: Store,
+    private readonly ledger: EventLedger,
+    private readonly store: Pick<Store, 'subscriptions'>,
     private readonly verifier: WebhookVerifier,
-    private readonly payments: PaymentsProvider,
+    payments: PaymentsProvider,
     private readonly settings: WebhookSettings,
     private readonly log: WebhookLog,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.reads = new SubscriptionReads(payments);
+  }
 
   /** Verifies and processes one delivery. */
   async receive(rawBody: Buffer, signature: string | undefined): Promise<WebhookOutcome> {
@@ -47,19 +56,11 @@ export class WebhookService {
       this.log.warn({ event: event.id, livemode: event.livemode }, 'event from the other mode: acknowledged, ignored');
       return 'ignored';
     }
-    // A committed record is final: when redeliveries are the rule, one read answers them.
-    if (this.redeliveries.mostlyRedeliveries && (await this.store.webhookEvents.isRecorded(event.id))) {
-      this.redeliveries.observe(true);
-      return 'duplicate';
-    }
     const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
     const outcome = handler ? 'processed' : 'ignored';
     const record: WebhookEventRecord = { id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created };
     try {
-      const recorded = await this.store.handleThenRecord(record, async (tx) => {
-        if (handler) await handler(event, { tx, payments: this.payments, log: this.log, now: new Date() });
-      });
-      this.redeliveries.observe(!recorded);
+      const recorded = handler ? await this.handle(event, handler, record) : await this.ledger.recordOnce(record, async () => {});
       return recorded ? outcome : 'duplicate';
     } catch (error) {
       await this.recordFailure(event, error);
@@ -67,11 +68,26 @@ export class WebhookService {
     }
   }
 
+  private async handle(event: PaymentEvent, handler: EventHandler, record: WebhookEventRecord): Promise<boolean> {
+    const reads = new DeliveryReads(this.reads, event.created);
+    await handler.prepare?.(event, { store: this.store, reads });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ledger.recordOnce(record, (tx) => handler.apply(event, { tx, reads, log: this.log, now: new Date() }));
+      } catch (error) {
+        if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;
+        if (error instanceof ReadNeeded) await reads.fetch(error.subscriptionId, error.observed, error.observedAt);
+      }
+    }
+  }
+
   /** Kept outside the rolled-back transaction; a failure to record must not hide the original. */
   private async recordFailure(event: PaymentEvent, error: unknown): Promise<void> {
     this.metrics.webhookEvent(event.type, 'failed', null);
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.log.warn({ event: event.id, type: event.type, error: message }, 'webhook event failed; the provider will retry');
-    await this.store.webhookFailures.record({ eventId: event.id, type: event.type, error: message.slice(0, 1000) }).catch(() => {});
+    const fields = { event: event.id, type: event.type, error: message, ...(error instanceof DomainError ? error.details : {}) };
+    if (error instanceof DomainError && error.code === 'payments_throttled') this.log.warn(fields, 'payment provider throttled our reads; the provider will retry this event');
+    else this.log.warn(fields, 'webhook event failed; the provider will retry');
+    await this.ledger.recordFailure({ eventId: event.id, type: event.type, error: message.slice(0, 1000) }).catch(() => {});
   }
 }

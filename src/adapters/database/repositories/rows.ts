@@ -12,8 +12,8 @@ export interface SubscriptionRow {
   s_current_period_end: Date | null;
   s_payment_failed_at: Date | null;
   s_created_at: Date;
-  s_event_created: string | number;
-  s_synced_at: Date | null;
+  s_as_of: string | number;
+  s_revision: string | number;
 }
 
 export interface UserRow extends SubscriptionRow {
@@ -29,7 +29,7 @@ export interface UserRow extends SubscriptionRow {
 export const SUBSCRIPTION_COLUMNS = `s.id AS s_id, s.user_id AS s_user_id, s.customer_id AS s_customer_id,
   s.status AS s_status, s.price_id AS s_price_id, s.cancel_at_period_end AS s_cancel_at_period_end,
   s.current_period_end AS s_current_period_end, s.payment_failed_at AS s_payment_failed_at,
-  s.created_at AS s_created_at, s.event_created AS s_event_created, s.synced_at AS s_synced_at`;
+  s.created_at AS s_created_at, s.as_of AS s_as_of, s.revision AS s_revision`;
 
 export function toSubscription(row: SubscriptionRow): SubscriptionState | null {
   if (row.s_id === null) return null;
@@ -43,8 +43,8 @@ export function toSubscription(row: SubscriptionRow): SubscriptionState | null {
     currentPeriodEnd: row.s_current_period_end,
     paymentFailedAt: row.s_payment_failed_at,
     createdAt: row.s_created_at,
-    eventCreated: Number(row.s_event_created),
-    syncedAt: row.s_synced_at,
+    asOf: Number(row.s_as_of),
+    revision: Number(row.s_revision),
   };
 }
 

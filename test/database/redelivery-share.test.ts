@@ -3,7 +3,7 @@
 // new events switch it back.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RedeliveryShare } from '../../src/domain/webhooks/redelivery-share.ts';
+import { RedeliveryShare } from '../../src/adapters/database/redelivery-share.ts';
 
 const observeMany = (share: RedeliveryShare, redelivery: boolean, times: number) => {
   for (let i = 0; i < times; i++) share.observe(redelivery);

@@ -1,0 +1,73 @@
+// EventLedger on the database. Exactly-once rests on a per-event advisory lock taken by the
+// transaction's first statement and on the record's primary key; every trick for speed (the lock
+// and the look in one statement, the record sent with COMMIT, a read first during redelivery
+// bursts) stays in this file and the adapter below it.
+import type { WebhookEventRecord } from '../../domain/model.ts';
+import type { EventLedger } from '../../domain/ports/event-ledger.ts';
+import type { Database, SqlClient, Statement } from './sql-client.ts';
+import { RedeliveryShare } from './redelivery-share.ts';
+import { bindRepositories } from './store.ts';
+
+/**
+ * Ends a transaction whose event is recorded already: rolled back, nothing run. One instance,
+ * thrown each time: redeliveries are common, and capturing a stack per throw showed in the profile.
+ */
+const RECORDED_ALREADY = new Error('event recorded already');
+
+/**
+ * Says whether the event is recorded already; if it is not, first waits until no other
+ * transaction works on this event (on any instance). One statement, one round trip:
+ * `lock_webhook_event` (migrations/003) looks before it waits and again after.
+ */
+async function lockEvent(tx: SqlClient, id: string): Promise<{ recorded: boolean }> {
+  const [row] = await tx.query<{ recorded: boolean }>('SELECT lock_webhook_event($1) AS recorded', [id]);
+  return { recorded: row!.recorded };
+}
+
+/** The record's insert, the transaction's last statement: it can travel with COMMIT. */
+function recordInsert(e: WebhookEventRecord): Statement {
+  return {
+    sql: 'INSERT INTO webhook_events (id, type, livemode, outcome, event_created) VALUES ($1, $2, $3, $4, to_timestamp($5))',
+    params: [e.id, e.type, e.livemode, e.outcome, e.created],
+  };
+}
+
+/** The error of that insert when the event is recorded already (kept as a second line of defence). */
+function isRecordedAlready(error: unknown): boolean {
+  const { code, constraint } = error as { code?: string; constraint?: string };
+  return error === RECORDED_ALREADY || (code === '23505' && constraint === 'webhook_events_pkey');
+}
+
+export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(db)): EventLedger {
+  // A redelivery costs BEGIN with the lock statement, then a ROLLBACK; while most deliveries are
+  // redeliveries (a replay, a retry backlog), one read with no transaction answers them instead.
+  const redeliveries = new RedeliveryShare();
+  async function inTransaction(record: WebhookEventRecord, apply: Parameters<EventLedger['recordOnce']>[1]): Promise<boolean> {
+    try {
+      const work = async (tx: SqlClient) => {
+        if ((await lockEvent(tx, record.id)).recorded) throw RECORDED_ALREADY;
+        await apply(bindRepositories(tx));
+      };
+      await db.transaction(work, recordInsert(record));
+      return true;
+    } catch (error) {
+      if (isRecordedAlready(error)) return false;
+      throw error;
+    }
+  }
+  return {
+    async recordOnce(record, apply) {
+      const recorded = !(redeliveries.mostlyRedeliveries && (await isRecorded(record.id))) && (await inTransaction(record, apply));
+      redeliveries.observe(!recorded);
+      return recorded;
+    },
+    async recordFailure(f) {
+      await db.query('INSERT INTO webhook_failures (event_id, type, error) VALUES ($1, $2, $3)', [f.eventId, f.type, f.error]);
+    },
+  };
+}
+
+/** Whether a committed record exists, read with no transaction (a committed record is final). */
+export function defaultIsRecorded(db: SqlClient) {
+  return async (id: string) => (await db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
+}

@@ -1,0 +1,15 @@
+// Exactly-once for provider events: the two phases of the interface document (the handler's
+// effects, then the event's record) in one transaction, and deliveries of one event taking turns.
+import type { WebhookEventRecord } from '../model.ts';
+import type { Repositories } from './store.ts';
+
+export interface EventLedger {
+  /**
+   * Unless the event is recorded already (false, nothing run): runs `apply` in a transaction that
+   * holds the event (deliveries of one event take turns, on every instance), then writes the
+   * record, then commits. If `apply` throws, both roll back and the error is rethrown.
+   */
+  recordOnce(record: WebhookEventRecord, apply: (tx: Repositories) => Promise<void>): Promise<boolean>;
+  /** A failed attempt, kept outside the rolled-back transaction so operators see what keeps failing. */
+  recordFailure(failure: { eventId: string; type: string; error: string }): Promise<void>;
+}
