@@ -97,4 +97,14 @@ describe(`webhook events (${databaseLabel})`, () => {
     assert.deepEqual((await deliver(t.app, event)).json(), { status: 'duplicate' });
     assert.equal((await subscriptionRow(subscription.id))!.status, 'unpaid');
   });
+
+  test("a subscription whose metadata names another user than its customer's stays with the customer's user", async () => {
+    const owner = await profile('owner-of-customer');
+    const other = await profile('named-in-metadata');
+    const subscription = subscriptionObject({ metadata: { user_id: other.id }, priceId: 'price_sim_team' });
+    await t.composition.services.store.users.linkCustomer(owner.id, String(subscription.customer));
+    assert.deepEqual((await deliver(t.app, eventOf('customer.subscription.created', subscription))).json(), { status: 'processed' });
+    assert.equal((await profile('owner-of-customer')).tier, 'team');
+    assert.equal((await profile('named-in-metadata')).tier, 'free');
+  });
 });

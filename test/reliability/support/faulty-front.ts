@@ -1,8 +1,9 @@
 // A small HTTP front on 127.0.0.1 that passes requests on to a real server (the payment
 // simulator, an identity provider) and misbehaves on demand for chosen routes: it answers 500
 // without passing the request on, passes it on and then answers 500 (the answer is lost), passes it
-// on and never answers (a hang), or answers itself once a gate opens (a slow provider). Every
-// request is recorded with its Idempotency-Key and the id of the object the server answered with.
+// on and never answers (a hang), or answers itself once a gate opens (a slow provider, a 429). It
+// can also set the provider's clock apart from ours (the Date header of what it passes back).
+// Every request is recorded with its Idempotency-Key and the id of the object the server answered with.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -16,7 +17,7 @@ export type Fault =
   /** Never answer, and do not pass the request on. */
   | { kind: 'hang' }
   /** Answer this, once `gate` resolves; the server never sees the request. */
-  | { kind: 'reply'; status: number; body: unknown; gate?: Promise<void> };
+  | { kind: 'reply'; status: number; body: unknown; headers?: Record<string, string>; gate?: Promise<void> };
 
 export interface SeenRequest {
   method: string;
@@ -40,6 +41,8 @@ export interface FaultyFront {
   requests: SeenRequest[];
   /** Requests waiting on a `reply` gate or hanging right now. */
   readonly held: number;
+  /** Seconds the provider's clock (its answers' Date header) is ahead of ours; negative: behind. */
+  clockOffsetSeconds: number;
   /** Misbehave on the next `times` requests matching method and path (default: until cleared). */
   inject(method: string, path: RegExp, fault: Fault, times?: number): void;
   clear(): void;
@@ -114,7 +117,7 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       held += 1;
       await fault.gate;
       held -= 1;
-      return answer(fault.status, { 'content-type': 'application/json' }, JSON.stringify(fault.body));
+      return answer(fault.status, { 'content-type': 'application/json', ...fault.headers }, JSON.stringify(fault.body));
     }
     const forwarded = await forward(request, body);
     seen.objectId = forwarded.status < 300 ? objectIdOf(forwarded.text) : null;
@@ -124,7 +127,7 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       response.on('close', () => (held -= 1));
       return;
     }
-    answer(forwarded.status, forwarded.headers, forwarded.text);
+    answer(forwarded.status, { ...forwarded.headers, date: new Date(Date.now() + front.clockOffsetSeconds * 1000).toUTCString() }, forwarded.text);
   }
 
   const server = createServer((request, response) => {
@@ -134,9 +137,10 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 
-  return {
+  const front: FaultyFront = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    clockOffsetSeconds: 0,
     get held() {
       return held;
     },
@@ -152,4 +156,5 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
         server.close(() => resolve());
       }),
   };
+  return front;
 }

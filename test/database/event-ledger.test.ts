@@ -1,0 +1,74 @@
+// The event ledger on a real database: `apply` runs once per event however many deliveries race,
+// in normal traffic (straight into the transaction) and during a redelivery burst (a read first),
+// and a failing `apply` leaves neither its effects nor a record.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createEventLedger, defaultIsRecorded } from '../../src/adapters/database/event-ledger.ts';
+import { openMigratedDatabase } from '../../src/adapters/database/open.ts';
+import type { Database } from '../../src/adapters/database/sql-client.ts';
+import type { EventLedger } from '../../src/domain/ports/event-ledger.ts';
+import { createTestDatabase, databaseLabel, type TestDatabase } from '../helpers/database.ts';
+
+describe(`event ledger (${databaseLabel})`, () => {
+  let database: TestDatabase;
+  let db: Database;
+  let ledger: EventLedger;
+  // Reads that come before any transaction, counted around the real one.
+  let readsFirst = 0;
+  before(async () => {
+    database = await createTestDatabase();
+    const url = database.url === 'memory://' ? { kind: 'pglite' as const, dataDir: null } : { kind: 'postgres' as const, url: database.url, poolSize: 10 };
+    db = (await openMigratedDatabase(url)).db;
+    const isRecorded = defaultIsRecorded(db);
+    ledger = createEventLedger(db, (id) => {
+      readsFirst++;
+      return isRecorded(id);
+    });
+  });
+  after(async () => {
+    await db.close();
+    await database.drop();
+  });
+
+  const record = (id: string) => ({ id, type: 'customer.subscription.updated', livemode: false, outcome: 'processed' as const, created: 1_700_000_000 });
+  /** Delivers the event `times` times at once; answers sorted, effects counted. */
+  async function race(id: string, times: number) {
+    const answers = await Promise.all(
+      Array.from({ length: times }, () =>
+        ledger.recordOnce(record(id), async (tx) => {
+          await tx.users.findByIdpId('nobody'); // a statement inside the transaction, as a handler's
+        }).then(async (recorded) => (recorded ? 'processed' : 'duplicate')),
+      ),
+    );
+    return answers.sort();
+  }
+
+  test('normal traffic: new events go straight into their transaction, no read first', async () => {
+    for (let i = 0; i < 20; i++) assert.deepEqual(await race(`evt_new_${i}`, 1), ['processed']);
+    assert.equal(readsFirst, 0);
+  });
+
+  test('a redelivery burst reads first; new events racing with their redeliveries still apply once', async () => {
+    assert.deepEqual(await race('evt_replayed', 1), ['processed']);
+    for (let i = 0; i < 40; i++) assert.deepEqual(await race('evt_replayed', 1), ['duplicate']);
+    assert.ok(readsFirst >= 20, `the burst switched to reading first (${readsFirst} reads)`);
+    for (let round = 0; round < 30; round++) {
+      const id = `evt_racing_${round}`;
+      let applied = 0;
+      const answers = await Promise.all(Array.from({ length: 4 }, () => ledger.recordOnce(record(id), async () => void applied++)));
+      assert.equal(answers.filter(Boolean).length, 1, id);
+      assert.equal(applied, 1, id);
+    }
+    assert.ok(readsFirst >= 20 + 30 * 4, `still reading first (${readsFirst} reads)`);
+  });
+
+  test('a failing apply rolls back its effects and records nothing; the next delivery applies', async () => {
+    const failing = ledger.recordOnce(record('evt_fails'), async (tx) => {
+      await tx.users.upsertByIdpId('ledger-rollback', 'rollback@example.com');
+      throw new Error('handler failed');
+    });
+    await assert.rejects(failing, /handler failed/);
+    assert.equal(await db.query('SELECT 1 FROM users WHERE idp_id = $1', ['ledger-rollback']).then((rows) => rows.length), 0);
+    assert.deepEqual(await race('evt_fails', 3), ['duplicate', 'duplicate', 'processed']);
+  });
+});
