@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkoutSub, openBenchDatabase, seed, userEmail, userSub, type BenchDatabase } from './lib/database.ts';
 import { stopAll } from './lib/processes.ts';
-import { checkTargets, table, writeJson, type Row } from './lib/report.ts';
+import { checkTargets, cpuPerThousand, table, writeJson, type Row } from './lib/report.ts';
 import { combine, s1Profile, s2Deliveries, s3Redeliveries, s4FirstRequests, s5Checkout, type BenchContext, type Round, type Scenario, type Settings } from './lib/scenarios.ts';
 import { PRICES, SERVICE_ENTRY, SERVICE_NODE_FLAGS, WEBHOOK_SECRET, buildService, startBaseline, startIssuer, startService, startSimulator, type Server, type Stack } from './lib/stack.ts';
 
@@ -57,6 +57,7 @@ async function run(): Promise<void> {
   const ctx: BenchContext = {
     settings,
     pool: db.pool,
+    simulatorUrl: simulator.url,
     userTokens: await Promise.all(userIds.map((_, i) => sign(userSub(i)))),
     checkoutTokens: await Promise.all(Array.from({ length: settings.checkoutUsers }, (_, i) => sign(checkoutSub(i)))),
     events: { webhookSecret: WEBHOOK_SECRET, userIds, baseCreated, prices: PRICES },
@@ -149,7 +150,7 @@ console.log(`service: node ${[...service.nodeFlags, service.entry].join(' ')}\n`
 console.log(table(rows));
 console.log('\nTargets (issue 5):');
 for (const t of targets) console.log(`  ${t.met === null ? '-  ' : t.met ? 'MET' : 'NOT'}  ${t.name}: ${t.detail}`);
-const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, service, rows: rows.map(({ against, ...row }) => ({ ...row, against: against?.server })), targets, error: failure ? String(failure) : null });
+const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, service, rows: rows.map(({ against, ...row }) => ({ ...row, cpuSecondsPer1000: cpuPerThousand(row.m), against: against?.server })), targets, error: failure ? String(failure) : null });
 console.log(`\nJSON: ${file}; server logs: ${logsDir}`);
 const problems = rows.filter((r) => r.m.problems.length > 0);
 if (problems.length > 0) console.log(`\nCHECKS FAILED in ${problems.map((r) => `${r.scenario} / ${r.server}`).join(', ')} (see the checks column)`);

@@ -141,6 +141,16 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds of this process's children that have exited and been waited for (the kernel's
+ * cutime + cstime): a wrk run, a replay command. Read before and after, it gives what they used.
+ */
+export function exitedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
 /** CPU seconds of every PostgreSQL process on the machine, by pid. */
 function postgresCpu(): Map<number, number> {
   const result = new Map<number, number>();
@@ -160,7 +170,7 @@ export interface Usage {
   rssStartMb: number;
   /** Peak resident memory of the busiest serving process, MB. */
   rssMb: number;
-  /** Cores used on average over the window: the server's processes, PostgreSQL's, the load generator's (this process). */
+  /** Cores used on average over the window: the server's processes, PostgreSQL's, the load generator's (this process and a wrk it ran). */
   cpu: { server: number; postgres: number; load: number };
 }
 
@@ -187,6 +197,7 @@ export function watchUsage(pids: number[]): () => Usage {
   const serverCpu = pids.map(cpuSeconds);
   const pgCpu = postgresCpu();
   const loadCpu = process.cpuUsage();
+  const exitedCpu = exitedChildrenCpuSeconds();
   const timer = setInterval(sample, 100);
   return () => {
     clearInterval(timer);
@@ -199,7 +210,7 @@ export function watchUsage(pids: number[]): () => Usage {
     return {
       rssStartMb,
       rssMb: Math.max(...peaks.values()) / 1024,
-      cpu: { server: server / seconds, postgres: postgres / seconds, load: (load.user + load.system) / 1e6 / seconds },
+      cpu: { server: server / seconds, postgres: postgres / seconds, load: ((load.user + load.system) / 1e6 + exitedChildrenCpuSeconds() - exitedCpu) / seconds },
     };
   };
 }

@@ -2,6 +2,7 @@
 // JSON in bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describeCalls } from './provider-calls.ts';
 import type { Measurement } from './scenarios.ts';
 
 export interface Row {
@@ -28,11 +29,21 @@ export function comparison(row: Row): string {
   return `${fixed(ratio(row.m.rps, base.m.rps), 2)}x req/s, ${fixed(ratio(row.m.p99, base.m.p99), 2)}x p99`;
 }
 
+/**
+ * CPU seconds per 1,000 requests (or events), the server's processes and PostgreSQL's: what a
+ * request costs whatever the machine, for projecting capacity on paper (bench/README.md).
+ */
+export function cpuPerThousand(m: Measurement): { server: number; postgres: number } {
+  const per = (cores: number) => (m.requests > 0 ? (cores * m.durationS * 1000) / m.requests : NaN);
+  return { server: per(m.cpu.server), postgres: per(m.cpu.postgres) };
+}
+
 export function table(rows: Row[]): string {
-  const header = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'RSS MB start/peak', 'wall ms', 'vs', 'CPU srv/pg/load', 'checks'];
+  const header = ['scenario', 'server', 'load', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'RSS MB start/peak', 'wall ms', 'vs', 'CPU srv/pg/load', 'CPU s/1k srv/pg', 'provider calls', 'checks'];
   const body = rows.map((row) => [
     row.scenario,
     row.server,
+    row.m.generator ?? 'node',
     fixed(row.m.rps, 0),
     fixed(row.m.p50, 1),
     fixed(row.m.p99, 1),
@@ -41,6 +52,8 @@ export function table(rows: Row[]): string {
     fixed(row.m.wallMs, 0),
     row.against ? `${comparison(row)} (vs ${row.against.server})` : '',
     `${fixed(row.m.cpu.server, 2)}/${fixed(row.m.cpu.postgres, 2)}/${fixed(row.m.cpu.load, 2)}`,
+    `${fixed(cpuPerThousand(row.m).server, 2)}/${fixed(cpuPerThousand(row.m).postgres, 2)}`,
+    describeCalls(row.m.calls),
     row.m.problems.length === 0 ? 'ok' : row.m.problems.join('; '),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
