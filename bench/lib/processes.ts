@@ -177,9 +177,10 @@ export interface Usage {
 /**
  * Watches a window: peak resident memory of each process of a tree (the kernel's high-water mark,
  * reset at the start with `clear_refs` 5, combined with 100 ms samples where that reset is
- * refused), and the CPU the server, PostgreSQL and the load generator used.
+ * refused), and the CPU the server, PostgreSQL and the load generator used. The children this
+ * process saw end meanwhile count as load (a wrk run), or as the server (a replay command).
  */
-export function watchUsage(pids: number[]): () => Usage {
+export function watchUsage(pids: number[], exitedChildrenAre: 'load' | 'server' = 'load'): () => Usage {
   const peaks = new Map<number, number>();
   for (const pid of pids) {
     try {
@@ -204,13 +205,15 @@ export function watchUsage(pids: number[]): () => Usage {
     sample();
     for (const pid of pids) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, statusKb(pid, 'VmHWM')));
     const seconds = (performance.now() - started) / 1000;
-    const server = pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - serverCpu[i]!, 0);
+    // A serving process gone meanwhile (a command that ended) counts through exitedChildrenCpuSeconds.
+    const exited = exitedChildrenCpuSeconds() - exitedCpu;
+    const server = pids.reduce((sum, pid, i) => sum + Math.max(0, cpuSeconds(pid) - serverCpu[i]!), 0) + (exitedChildrenAre === 'server' ? exited : 0);
     const postgres = [...postgresCpu()].reduce((sum, [pid, cpu]) => sum + cpu - (pgCpu.get(pid) ?? 0), 0);
     const load = process.cpuUsage(loadCpu);
     return {
       rssStartMb,
       rssMb: Math.max(...peaks.values()) / 1024,
-      cpu: { server: server / seconds, postgres: postgres / seconds, load: ((load.user + load.system) / 1e6 + exitedChildrenCpuSeconds() - exitedCpu) / seconds },
+      cpu: { server: server / seconds, postgres: postgres / seconds, load: ((load.user + load.system) / 1e6 + (exitedChildrenAre === 'load' ? exited : 0)) / seconds },
     };
   };
 }

@@ -24,6 +24,10 @@ export interface Settings {
   s5Connections: number;
   /** S5's offered rate, requests/s: latency at a steady rate, under the per-user checkout limit. */
   s5Rate: number;
+  /** S2b: subscriptions per server that receive late events. */
+  backlogSubscriptions: number;
+  /** The replay: undelivered events at the provider, five per subscription. */
+  replayEvents: number;
 }
 
 export interface Round extends Measured, Usage {
@@ -35,11 +39,14 @@ export interface Measurement extends Round {
   /** Problems found by the checks; empty when all is well. */
   problems: string[];
   notes: string[];
+  /** The distinct subscriptions a webhook scenario's events were for, where provider reads are held to it. */
+  subscriptions?: number;
 }
 
 export interface BenchContext {
   settings: Settings;
   pool: pg.Pool;
+  databaseUrl: string;
   simulatorUrl: string;
   userTokens: string[];
   checkoutTokens: string[];
@@ -49,19 +56,21 @@ export interface BenchContext {
   newToken(sub: string): Promise<string>;
 }
 
+export type Verdict = Pick<Measurement, 'problems' | 'notes' | 'subscriptions'>;
+
 export interface Scenario {
   /** Once per server before its first round: warm-up, and whatever the rounds need. */
   prepare(server: Server): Promise<void>;
   round(server: Server, index: number): Promise<Round>;
   /** After the last round: what went wrong, and what is worth saying. */
-  verify(server: Server): Promise<{ problems: string[]; notes: string[] }>;
+  verify(server: Server): Promise<Verdict>;
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
-export async function watched(ctx: BenchContext, pids: number[], work: () => Promise<Measured>): Promise<Round> {
+export async function watched(ctx: BenchContext, pids: number[], work: () => Promise<Measured>, exitedChildrenAre: 'load' | 'server' = 'load'): Promise<Round> {
   await resetCalls(ctx.simulatorUrl);
-  const usage = watchUsage(pids);
+  const usage = watchUsage(pids, exitedChildrenAre);
   const result = await work();
   return { ...result, ...usage(), calls: await readCalls(ctx.simulatorUrl) };
 }
@@ -87,7 +96,7 @@ async function prime(server: Server, tokens: readonly string[]): Promise<number>
 /** What a steady scenario adds: its own preparation, and checks that see the server's rounds. */
 export interface SteadyExtra {
   prepare?(server: Server): Promise<void>;
-  verify?(server: Server, rounds: Round[]): Promise<{ problems: string[]; notes: string[] }>;
+  verify?(server: Server, rounds: Round[]): Promise<Verdict>;
 }
 
 export function steady(ctx: BenchContext, connections: number, traffic: (server: Server) => Traffic, extra: SteadyExtra = {}, overallRate?: number) {
@@ -108,7 +117,7 @@ export function steady(ctx: BenchContext, connections: number, traffic: (server:
       const rounds = measured.get(server.name) ?? [];
       const failed = nonOk(rounds);
       const own = (await extra.verify?.(server, rounds)) ?? { problems: [], notes: [] };
-      return { problems: [...(failed > 0 ? [`${failed} non-2xx/errors`] : []), ...own.problems], notes: own.notes };
+      return { ...own, problems: [...(failed > 0 ? [`${failed} non-2xx/errors`] : []), ...own.problems] };
     },
   };
   return scenario;
