@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkoutSub, openBenchDatabase, seed, userEmail, userSub, type BenchDatabase } from './lib/database.ts';
 import { stopAll } from './lib/processes.ts';
-import { checkTargets, cpuPerThousand, table, writeJson, type Row } from './lib/report.ts';
+import { checkTargets, cpuPerThousand, REPLAY_SERVER, table, writeJson, type Row } from './lib/report.ts';
 import { combine, s1Profile, s2Deliveries, s3Redeliveries, s4FirstRequests, s5Checkout, type BenchContext, type Round, type Scenario, type Settings } from './lib/scenarios.ts';
 import { s2bBacklog } from './lib/backlog.ts';
 import { STEADY_GENERATOR } from './lib/load.ts';
@@ -122,7 +122,7 @@ async function run(): Promise<void> {
   await Promise.all([service.stop(), baseline.stop()]);
   if (only.has('replay')) {
     progress(`replay: ${settings.replayEvents} undelivered events`);
-    rows.push({ scenario: `replay ${settings.replayEvents} undelivered events (payments:replay)`, server: 'service CLI', m: await replayUndelivered(ctx, stack) });
+    rows.push({ scenario: `replay ${settings.replayEvents} undelivered events (payments:replay)`, server: REPLAY_SERVER, m: await replayUndelivered(ctx, stack) });
   }
   if (only.has('cluster') && !smoke && s1 !== undefined) {
     progress('S1: service with WEB_CONCURRENCY=2');

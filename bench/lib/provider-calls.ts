@@ -18,8 +18,25 @@ export async function resetCalls(simulatorUrl: string): Promise<void> {
   await (await callsControl(simulatorUrl, 'DELETE')).arrayBuffer();
 }
 
-export async function readCalls(simulatorUrl: string): Promise<Calls> {
+async function readCalls(simulatorUrl: string): Promise<Calls> {
   return ((await (await callsControl(simulatorUrl, 'GET')).json()) as { calls: Calls }).calls;
+}
+
+const total = (calls: Calls) => Object.values(calls).reduce((sum, n) => sum + n, 0);
+
+/**
+ * The count once it stops moving (unchanged for 250 ms, at most 5 s): requests still in flight
+ * when the load stopped finish their provider calls in this window, not in the next one.
+ */
+export async function settledCalls(simulatorUrl: string): Promise<Calls> {
+  const deadline = Date.now() + 5_000;
+  let calls = await readCalls(simulatorUrl);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const again = await readCalls(simulatorUrl);
+    if (total(again) === total(calls) || Date.now() > deadline) return again;
+    calls = again;
+  }
 }
 
 export function addCalls(...all: Calls[]): Calls {

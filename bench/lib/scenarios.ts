@@ -8,7 +8,7 @@ import { burst, prepareLoad, rotatingBearer, type Measured, type Traffic } from 
 import { signatureHeader } from '../../src/dev/payments-simulator/webhook-request.ts';
 import { eventBody, eventId, subscriptionOf, type EventSource } from './events.ts';
 import { watchUsage, type Usage } from './processes.ts';
-import { addCalls, readCalls, resetCalls, type Calls } from './provider-calls.ts';
+import { addCalls, resetCalls, settledCalls, type Calls } from './provider-calls.ts';
 import type { Server } from './stack.ts';
 
 export interface Settings {
@@ -72,7 +72,7 @@ export async function watched(ctx: BenchContext, pids: number[], work: () => Pro
   await resetCalls(ctx.simulatorUrl);
   const usage = watchUsage(pids, exitedChildrenAre);
   const result = await work();
-  return { ...result, ...usage(), calls: await readCalls(ctx.simulatorUrl) };
+  return { ...result, ...usage(), calls: await settledCalls(ctx.simulatorUrl) };
 }
 
 const nonOk = (rounds: Round[]) => rounds.reduce((sum, r) => sum + r.non2xx, 0);
