@@ -14,7 +14,7 @@ import { previousAttributes } from '../../src/dev/payments-simulator/events.ts';
 import { withCancelAtPeriodEnd } from '../../src/dev/payments-simulator/subscription-changes.ts';
 import { holdingProviderState, paidInvoices, providerEvent, seedProviderSubscriptions, type ProviderSubscription } from './provider-seed.ts';
 import { SUBSCRIPTION_READ } from './provider-calls.ts';
-import { answersOf, signedEvent, steady, webhookTraffic, type BenchContext, type Scenario } from './scenarios.ts';
+import { answersOf, signedEvent, steady, webhookTraffic, type BenchContext, type Phase, type Scenario } from './scenarios.ts';
 import type { Server } from './stack.ts';
 
 const HOUR = 3_600;
@@ -50,10 +50,12 @@ async function holdProviderState(ctx: BenchContext, server: Server, population: 
 }
 
 export function s2bBacklog(ctx: BenchContext): Scenario {
-  const populations = new Map<string, { subscriptions: ProviderSubscription[]; readAt: number; sent: number }>();
+  /** Per server: its subscriptions, the time of their read, the events made so far and the first of the rounds'. */
+  const populations = new Map<string, { subscriptions: ProviderSubscription[]; readAt: number; sent: number; firstMeasured?: number }>();
   const tagOf = (server: Server) => `bl-${server.name.replace(/\W+/g, '-')}-`;
-  const traffic = (server: Server) => {
+  const traffic = (server: Server, phase: Phase) => {
     const population = populations.get(server.name)!;
+    if (phase === 'round') population.firstMeasured ??= population.sent;
     // One late event per subscription, as JSON to fill in: its id and `created` vary per delivery.
     const templates = population.subscriptions.map(({ subscription }) => {
       const stale = withCancelAtPeriodEnd(subscription, true);
@@ -77,10 +79,14 @@ export function s2bBacklog(ctx: BenchContext): Scenario {
       populations.set(server.name, { subscriptions, readAt, sent: 0 });
     },
     async verify(server, rounds) {
-      const { subscriptions } = populations.get(server.name)!;
+      const { subscriptions, firstMeasured = 0 } = populations.get(server.name)!;
       const { expected: acknowledged, other } = answersOf(rounds);
       const kept = await holdingProviderState(ctx.pool, subscriptions);
-      const { rows } = await ctx.pool.query<{ recorded: number }>('SELECT count(*)::int AS recorded FROM webhook_events WHERE id LIKE $1', [`evt_${tagOf(server)}%`]);
+      // The rounds' events only: the warm-up's are not checked against the rounds' answers.
+      const { rows } = await ctx.pool.query<{ recorded: number }>(
+        `SELECT count(*)::int AS recorded FROM webhook_events WHERE starts_with(id, $1) AND substr(id, length($1) + 1)::int >= $2`,
+        [`evt_${tagOf(server)}`, firstMeasured],
+      );
       const { recorded } = rows[0]!;
       const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
       const distinct = Math.min(subscriptions.length, requests);

@@ -1,8 +1,8 @@
-// S1 to S5, each as a Scenario: prepared once per server (users created, code warmed up), then
-// measured in rounds (run.ts interleaves the servers' rounds, baseline-service-service-baseline,
-// so a burst of noise on the machine does not land on one server only), then verified in the
-// database: users exist once, every acknowledged event is recorded once and its effect kept,
-// redeliveries change nothing.
+// S1 to S5, each as a Scenario (S2b, the backlog, in backlog.ts on the same steady rounds):
+// prepared once per server (users created, code warmed up), then measured in rounds (run.ts
+// interleaves the servers' rounds, baseline-service-service-baseline, so a burst of noise on the
+// machine does not land on one server only), then verified in the database: users exist once,
+// every acknowledged event is recorded once and its effect kept, redeliveries change nothing.
 import type pg from 'pg';
 import { burst, prepareLoad, rotatingBearer, type Measured, type Traffic } from './load.ts';
 import { signatureHeader } from '../../src/dev/payments-simulator/webhook-request.ts';
@@ -92,23 +92,26 @@ async function prime(server: Server, tokens: readonly string[]): Promise<number>
   return failures;
 }
 
-/** Rounds of steady load (wrk or autocannon) on one request shape, with the same traffic for warm-up. */
 /** What a steady scenario adds: its own preparation, and checks that see the server's rounds. */
 export interface SteadyExtra {
   prepare?(server: Server): Promise<void>;
   verify?(server: Server, rounds: Round[]): Promise<Verdict>;
 }
 
-export function steady(ctx: BenchContext, connections: number, traffic: (server: Server) => Traffic, extra: SteadyExtra = {}, overallRate?: number) {
+/** Rounds of steady load (wrk or autocannon) on one request shape, with the same traffic for warm-up. */
+/** Whether a steady window is the warm-up or a measured round. */
+export type Phase = 'warm-up' | 'round';
+
+export function steady(ctx: BenchContext, connections: number, traffic: (server: Server, phase: Phase) => Traffic, extra: SteadyExtra = {}, overallRate?: number) {
   const seconds = ctx.settings.durationS / ctx.settings.rounds;
   const measured = new Map<string, Round[]>();
   const scenario: Scenario = {
     async prepare(server) {
       await extra.prepare?.(server);
-      if (ctx.settings.warmupS > 0) await prepareLoad({ url: server.url, connections, durationS: ctx.settings.warmupS, traffic: traffic(server), overallRate })();
+      if (ctx.settings.warmupS > 0) await prepareLoad({ url: server.url, connections, durationS: ctx.settings.warmupS, traffic: traffic(server, 'warm-up'), overallRate })();
     },
     async round(server) {
-      const load = prepareLoad({ url: server.url, connections, durationS: seconds, traffic: traffic(server), overallRate });
+      const load = prepareLoad({ url: server.url, connections, durationS: seconds, traffic: traffic(server, 'round'), overallRate });
       const result = await watched(ctx, server.pids(), load);
       measured.set(server.name, [...(measured.get(server.name) ?? []), result]);
       return result;
@@ -137,6 +140,7 @@ export function s1Profile(ctx: BenchContext): Scenario {
 /** One signed webhook delivery of `body`, as Stripe sends it. */
 export const signedEvent = (secret: string, body: string) => ({ header: ['stripe-signature', signatureHeader(body, secret)] as const, body });
 
+/** Deliveries to the webhook endpoint, `next` giving each signed event; `expect` is the answer that counts as right. */
 export const webhookTraffic = (next: Traffic['next'], expect: string, distinct?: number): Traffic => ({
   method: 'POST',
   path: '/api/v1/webhooks/payments',
@@ -146,6 +150,7 @@ export const webhookTraffic = (next: Traffic['next'], expect: string, distinct?:
   ...(distinct === undefined ? {} : { distinct }),
 });
 
+/** The expected and other answers over a server's rounds. */
 export const answersOf = (rounds: Round[]) =>
   rounds.reduce((sum, r) => ({ expected: sum.expected + (r.answers?.expected ?? 0), other: sum.other + (r.answers?.other ?? 0) }), { expected: 0, other: 0 });
 
@@ -158,10 +163,11 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
   const { events } = ctx;
   const processed = new Map<string, number[]>();
   const sent = new Map<string, number[]>();
-  const traffic = (server: Server) =>
+  // The warm-up's events are not checked against the rounds' answers.
+  const traffic = (server: Server, phase: Phase) =>
     webhookTraffic(() => {
       const n = ctx.nextSeq++;
-      sent.get(server.name)!.push(n);
+      if (phase === 'round') sent.get(server.name)!.push(n);
       return signedEvent(events.webhookSecret, eventBody(events, n));
     }, '{"status":"processed"}');
   const scenario = steady(ctx, ctx.settings.connections, traffic, {
