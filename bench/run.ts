@@ -1,16 +1,20 @@
-// npm run bench [-- --smoke] [--only=S1,S2,S3,S4,S5,cluster,pglite] [--duration=SECONDS] [--profile] [--strict]
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,cluster,pglite] [--duration=SECONDS] [--profile] [--strict]
 // Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
 // payment simulator, the baseline and the service (production settings: node dist/server.mjs),
-// runs S1-S5 against both one after the other, then S1 with WEB_CONCURRENCY=2 and S1 on PGlite,
-// prints the table and the targets, writes the JSON, and stops everything it started, whatever
-// happens. See bench/README.md.
+// runs S1-S5 and S2b (a backlog of late events) against both one after the other, the replay
+// command over undelivered events, then S1 with WEB_CONCURRENCY=2 and S1 on PGlite, prints the
+// table and the targets, writes the JSON, and stops everything it started, whatever happens.
+// See bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkoutSub, openBenchDatabase, seed, userEmail, userSub, type BenchDatabase } from './lib/database.ts';
 import { stopAll } from './lib/processes.ts';
-import { checkTargets, table, writeJson, type Row } from './lib/report.ts';
+import { checkTargets, cpuPerThousand, REPLAY_SERVER, table, writeJson, type Row } from './lib/report.ts';
 import { combine, s1Profile, s2Deliveries, s3Redeliveries, s4FirstRequests, s5Checkout, type BenchContext, type Round, type Scenario, type Settings } from './lib/scenarios.ts';
+import { s2bBacklog } from './lib/backlog.ts';
+import { STEADY_GENERATOR } from './lib/load.ts';
+import { replayUndelivered } from './lib/replay.ts';
 import { PRICES, SERVICE_ENTRY, SERVICE_NODE_FLAGS, WEBHOOK_SECRET, buildService, startBaseline, startIssuer, startService, startSimulator, type Server, type Stack } from './lib/stack.ts';
 
 const args = process.argv.slice(2);
@@ -18,13 +22,13 @@ const smoke = args.includes('--smoke');
 const profile = args.includes('--profile');
 const strict = args.includes('--strict');
 // The smoke run skips the two S1 variants (each a further service start-up); --only can add them.
-const only = new Set((args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (smoke ? 'S1,S2,S3,S4,S5' : 'S1,S2,S3,S4,S5,cluster,pglite')).split(','));
+const only = new Set((args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (smoke ? 'S1,S2,S3,S2b,S4,S5,replay' : 'S1,S2,S3,S2b,S4,S5,replay,cluster,pglite')).split(','));
 
 const settings: Settings = smoke
-  ? { connections: 32, users: 50, checkoutUsers: 100, durationS: 0.3, rounds: 1, warmupS: 0, s4Users: 20, s4Rounds: 1, s5Connections: 4, s5Rate: 100 }
+  ? { connections: 32, users: 50, checkoutUsers: 100, durationS: 0.3, rounds: 1, warmupS: 0, s4Users: 20, s4Rounds: 1, s5Connections: 4, s5Rate: 100, backlogSubscriptions: 20, replayEvents: 100 }
   : // S5: 500 users at 200 requests/s (with warm-up, about 5 checkouts per user): the per-user checkout
     // rate limit (20 a minute) is never what S5 measures.
-    { connections: 32, users: 1000, checkoutUsers: 500, durationS: 10, rounds: 2, warmupS: 3, s4Users: 200, s4Rounds: 5, s5Connections: 8, s5Rate: 200 };
+    { connections: 32, users: 1000, checkoutUsers: 500, durationS: 10, rounds: 2, warmupS: 3, s4Users: 200, s4Rounds: 5, s5Connections: 8, s5Rate: 200, backlogSubscriptions: 1000, replayEvents: 10_000 };
 
 const durationArg = args.find((a) => a.startsWith('--duration='));
 if (durationArg) settings.durationS = Number(durationArg.slice('--duration='.length));
@@ -57,6 +61,8 @@ async function run(): Promise<void> {
   const ctx: BenchContext = {
     settings,
     pool: db.pool,
+    databaseUrl: db.url,
+    simulatorUrl: simulator.url,
     userTokens: await Promise.all(userIds.map((_, i) => sign(userSub(i)))),
     checkoutTokens: await Promise.all(Array.from({ length: settings.checkoutUsers }, (_, i) => sign(checkoutSub(i)))),
     events: { webhookSecret: WEBHOOK_SECRET, userIds, baseCreated, prices: PRICES },
@@ -110,9 +116,14 @@ async function run(): Promise<void> {
     await pair(`S2 webhook, unique events, ${c} conn`, s2, r);
     if (only.has('S3')) await pair(`S3 webhook, redeliveries, ${c} conn`, s3Redeliveries(ctx, s2.processed), r);
   }
+  if (only.has('S2b')) await pair(`S2b webhook, late events, ${settings.backlogSubscriptions} re-read subscriptions, ${c} conn`, s2bBacklog(ctx), r);
   if (only.has('S4')) await pair(`S4 ${settings.s4Users} concurrent first requests`, s4FirstRequests(ctx), settings.s4Rounds, true);
   if (only.has('S5')) await single(`S5 checkout, simulator, ${settings.s5Rate} req/s offered`, service, s5Checkout(ctx));
   await Promise.all([service.stop(), baseline.stop()]);
+  if (only.has('replay')) {
+    progress(`replay: ${settings.replayEvents} undelivered events`);
+    rows.push({ scenario: `replay ${settings.replayEvents} undelivered events (payments:replay)`, server: REPLAY_SERVER, m: await replayUndelivered(ctx, stack) });
+  }
   if (only.has('cluster') && !smoke && s1 !== undefined) {
     progress('S1: service with WEB_CONCURRENCY=2');
     const cluster = await startService(stack, { name: 'service x2', webConcurrency: 2 });
@@ -145,11 +156,11 @@ const targets = checkTargets(rows);
 const load = `load average ${loadAtStart.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (2 cores: above ~3 something else was busy)`;
 const service = { entry: SERVICE_ENTRY, nodeFlags: SERVICE_NODE_FLAGS };
 console.log(`\nBenchmark ${smoke ? '(smoke) ' : ''}- ${new Date().toISOString()}, node ${process.version}, ${seconds.toFixed(0)} s in all, ${load}`);
-console.log(`service: node ${[...service.nodeFlags, service.entry].join(' ')}\n`);
+console.log(`service: node ${[...service.nodeFlags, service.entry].join(' ')}; steady load from ${STEADY_GENERATOR}${STEADY_GENERATOR === 'wrk' ? ' (S5 at a fixed rate: autocannon)' : ''}\n`);
 console.log(table(rows));
-console.log('\nTargets (issue 5):');
+console.log('\nTargets (issues 5 and 13):');
 for (const t of targets) console.log(`  ${t.met === null ? '-  ' : t.met ? 'MET' : 'NOT'}  ${t.name}: ${t.detail}`);
-const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, service, rows: rows.map(({ against, ...row }) => ({ ...row, against: against?.server })), targets, error: failure ? String(failure) : null });
+const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, service, loadGenerator: STEADY_GENERATOR, rows: rows.map(({ against, ...row }) => ({ ...row, cpuSecondsPer1000: cpuPerThousand(row.m), against: against?.server })), targets, error: failure ? String(failure) : null });
 console.log(`\nJSON: ${file}; server logs: ${logsDir}`);
 const problems = rows.filter((r) => r.m.problems.length > 0);
 if (problems.length > 0) console.log(`\nCHECKS FAILED in ${problems.map((r) => `${r.scenario} / ${r.server}`).join(', ')} (see the checks column)`);

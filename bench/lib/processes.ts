@@ -141,6 +141,16 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds of this process's children that have exited and been waited for (the kernel's
+ * cutime + cstime): a wrk run, a replay command. Read before and after, it gives what they used.
+ */
+export function exitedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
 /** CPU seconds of every PostgreSQL process on the machine, by pid. */
 function postgresCpu(): Map<number, number> {
   const result = new Map<number, number>();
@@ -160,16 +170,17 @@ export interface Usage {
   rssStartMb: number;
   /** Peak resident memory of the busiest serving process, MB. */
   rssMb: number;
-  /** Cores used on average over the window: the server's processes, PostgreSQL's, the load generator's (this process). */
+  /** Cores used on average over the window: the server's processes, PostgreSQL's, the load generator's (this process and a wrk it ran). */
   cpu: { server: number; postgres: number; load: number };
 }
 
 /**
  * Watches a window: peak resident memory of each process of a tree (the kernel's high-water mark,
  * reset at the start with `clear_refs` 5, combined with 100 ms samples where that reset is
- * refused), and the CPU the server, PostgreSQL and the load generator used.
+ * refused), and the CPU the server, PostgreSQL and the load generator used. The children this
+ * process saw end meanwhile count as load (a wrk run), or as the server (a replay command).
  */
-export function watchUsage(pids: number[]): () => Usage {
+export function watchUsage(pids: number[], exitedChildrenAre: 'load' | 'server' = 'load'): () => Usage {
   const peaks = new Map<number, number>();
   for (const pid of pids) {
     try {
@@ -187,19 +198,22 @@ export function watchUsage(pids: number[]): () => Usage {
   const serverCpu = pids.map(cpuSeconds);
   const pgCpu = postgresCpu();
   const loadCpu = process.cpuUsage();
+  const exitedCpu = exitedChildrenCpuSeconds();
   const timer = setInterval(sample, 100);
   return () => {
     clearInterval(timer);
     sample();
     for (const pid of pids) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, statusKb(pid, 'VmHWM')));
     const seconds = (performance.now() - started) / 1000;
-    const server = pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - serverCpu[i]!, 0);
+    // A serving process gone meanwhile (a command that ended) counts through exitedChildrenCpuSeconds.
+    const exited = exitedChildrenCpuSeconds() - exitedCpu;
+    const server = pids.reduce((sum, pid, i) => sum + Math.max(0, cpuSeconds(pid) - serverCpu[i]!), 0) + (exitedChildrenAre === 'server' ? exited : 0);
     const postgres = [...postgresCpu()].reduce((sum, [pid, cpu]) => sum + cpu - (pgCpu.get(pid) ?? 0), 0);
     const load = process.cpuUsage(loadCpu);
     return {
       rssStartMb,
       rssMb: Math.max(...peaks.values()) / 1024,
-      cpu: { server: server / seconds, postgres: postgres / seconds, load: (load.user + load.system) / 1e6 / seconds },
+      cpu: { server: server / seconds, postgres: postgres / seconds, load: ((load.user + load.system) / 1e6 + (exitedChildrenAre === 'load' ? exited : 0)) / seconds },
     };
   };
 }

@@ -1,13 +1,14 @@
-// S1 to S5, each as a Scenario: prepared once per server (users created, code warmed up), then
-// measured in rounds (run.ts interleaves the servers' rounds, baseline-service-service-baseline,
-// so a burst of noise on the machine does not land on one server only), then verified in the
-// database: users exist once, every acknowledged event is recorded once and its effect kept,
-// redeliveries change nothing.
+// S1 to S5, each as a Scenario (S2b, the backlog, in backlog.ts on the same steady rounds):
+// prepared once per server (users created, code warmed up), then measured in rounds (run.ts
+// interleaves the servers' rounds, baseline-service-service-baseline, so a burst of noise on the
+// machine does not land on one server only), then verified in the database: users exist once,
+// every acknowledged event is recorded once and its effect kept, redeliveries change nothing.
 import type pg from 'pg';
-import { burst, cannon, rotatingBearer, type Measured, type Request } from './load.ts';
+import { burst, prepareLoad, rotatingBearer, type Measured, type Traffic } from './load.ts';
 import { signatureHeader } from '../../src/dev/payments-simulator/webhook-request.ts';
 import { eventBody, eventId, subscriptionOf, type EventSource } from './events.ts';
 import { watchUsage, type Usage } from './processes.ts';
+import { addCalls, resetCalls, settledCalls, type Calls } from './provider-calls.ts';
 import type { Server } from './stack.ts';
 
 export interface Settings {
@@ -23,19 +24,30 @@ export interface Settings {
   s5Connections: number;
   /** S5's offered rate, requests/s: latency at a steady rate, under the per-user checkout limit. */
   s5Rate: number;
+  /** S2b: subscriptions per server that receive late events. */
+  backlogSubscriptions: number;
+  /** The replay: undelivered events at the provider, five per subscription. */
+  replayEvents: number;
 }
 
-export interface Round extends Measured, Usage {}
+export interface Round extends Measured, Usage {
+  /** Provider calls the simulator served during the window. */
+  calls: Calls;
+}
 
 export interface Measurement extends Round {
   /** Problems found by the checks; empty when all is well. */
   problems: string[];
   notes: string[];
+  /** The distinct subscriptions a webhook scenario's events were for, where provider reads are held to it. */
+  subscriptions?: number;
 }
 
 export interface BenchContext {
   settings: Settings;
   pool: pg.Pool;
+  databaseUrl: string;
+  simulatorUrl: string;
   userTokens: string[];
   checkoutTokens: string[];
   events: EventSource & { webhookSecret: string };
@@ -44,20 +56,23 @@ export interface BenchContext {
   newToken(sub: string): Promise<string>;
 }
 
+export type Verdict = Pick<Measurement, 'problems' | 'notes' | 'subscriptions'>;
+
 export interface Scenario {
   /** Once per server before its first round: warm-up, and whatever the rounds need. */
   prepare(server: Server): Promise<void>;
   round(server: Server, index: number): Promise<Round>;
   /** After the last round: what went wrong, and what is worth saying. */
-  verify(server: Server): Promise<{ problems: string[]; notes: string[] }>;
+  verify(server: Server): Promise<Verdict>;
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
-async function watched(server: Server, work: () => Promise<Measured>): Promise<Round> {
-  const usage = watchUsage(server.pids());
+export async function watched(ctx: BenchContext, pids: number[], work: () => Promise<Measured>, exitedChildrenAre: 'load' | 'server' = 'load'): Promise<Round> {
+  await resetCalls(ctx.simulatorUrl);
+  const usage = watchUsage(pids, exitedChildrenAre);
   const result = await work();
-  return { ...result, ...usage() };
+  return { ...result, ...usage(), calls: await settledCalls(ctx.simulatorUrl) };
 }
 
 const nonOk = (rounds: Round[]) => rounds.reduce((sum, r) => sum + r.non2xx, 0);
@@ -77,24 +92,35 @@ async function prime(server: Server, tokens: readonly string[]): Promise<number>
   return failures;
 }
 
-/** Rounds of autocannon on one request shape, with the same request for warm-up. */
-function steady(ctx: BenchContext, connections: number, request: (server: Server) => Request, extra: Partial<Scenario> = {}, overallRate?: number) {
+/** What a steady scenario adds: its own preparation, and checks that see the server's rounds. */
+export interface SteadyExtra {
+  prepare?(server: Server): Promise<void>;
+  verify?(server: Server, rounds: Round[]): Promise<Verdict>;
+}
+
+/** Rounds of steady load (wrk or autocannon) on one request shape, with the same traffic for warm-up. */
+/** Whether a steady window is the warm-up or a measured round. */
+export type Phase = 'warm-up' | 'round';
+
+export function steady(ctx: BenchContext, connections: number, traffic: (server: Server, phase: Phase) => Traffic, extra: SteadyExtra = {}, overallRate?: number) {
   const seconds = ctx.settings.durationS / ctx.settings.rounds;
   const measured = new Map<string, Round[]>();
   const scenario: Scenario = {
     async prepare(server) {
       await extra.prepare?.(server);
-      if (ctx.settings.warmupS > 0) await cannon({ url: server.url, connections, durationS: ctx.settings.warmupS, request: request(server), overallRate });
+      if (ctx.settings.warmupS > 0) await prepareLoad({ url: server.url, connections, durationS: ctx.settings.warmupS, traffic: traffic(server, 'warm-up'), overallRate })();
     },
     async round(server) {
-      const result = await watched(server, () => cannon({ url: server.url, connections, durationS: seconds, request: request(server), overallRate }));
+      const load = prepareLoad({ url: server.url, connections, durationS: seconds, traffic: traffic(server, 'round'), overallRate });
+      const result = await watched(ctx, server.pids(), load);
       measured.set(server.name, [...(measured.get(server.name) ?? []), result]);
       return result;
     },
     async verify(server) {
-      const failed = nonOk(measured.get(server.name) ?? []);
-      const own = (await extra.verify?.(server)) ?? { problems: [], notes: [] };
-      return { problems: [...(failed > 0 ? [`${failed} non-2xx/errors`] : []), ...own.problems], notes: own.notes };
+      const rounds = measured.get(server.name) ?? [];
+      const failed = nonOk(rounds);
+      const own = (await extra.verify?.(server, rounds)) ?? { problems: [], notes: [] };
+      return { ...own, problems: [...(failed > 0 ? [`${failed} non-2xx/errors`] : []), ...own.problems] };
     },
   };
   return scenario;
@@ -102,7 +128,7 @@ function steady(ctx: BenchContext, connections: number, request: (server: Server
 
 export function s1Profile(ctx: BenchContext): Scenario {
   const primeFailures = new Map<string, number>();
-  return steady(ctx, ctx.settings.connections, () => rotatingBearer(ctx.userTokens, '/api/v1/users/me'), {
+  return steady(ctx, ctx.settings.connections, () => rotatingBearer(ctx.userTokens, 'GET', '/api/v1/users/me'), {
     prepare: async (server) => void primeFailures.set(server.name, await prime(server, ctx.userTokens)),
     verify: async (server) => {
       const failures = primeFailures.get(server.name) ?? 0;
@@ -111,42 +137,51 @@ export function s1Profile(ctx: BenchContext): Scenario {
   });
 }
 
-/** Unique events (S2): every acknowledged event recorded once, each subscription left at its newest event. */
+/** One signed webhook delivery of `body`, as Stripe sends it. */
+export const signedEvent = (secret: string, body: string) => ({ header: ['stripe-signature', signatureHeader(body, secret)] as const, body });
+
+/** Deliveries to the webhook endpoint, `next` giving each signed event; `expect` is the answer that counts as right. */
+export const webhookTraffic = (next: Traffic['next'], expect: string, distinct?: number): Traffic => ({
+  method: 'POST',
+  path: '/api/v1/webhooks/payments',
+  headers: { 'content-type': 'application/json' },
+  next,
+  expect,
+  ...(distinct === undefined ? {} : { distinct }),
+});
+
+/** The expected and other answers over a server's rounds. */
+export const answersOf = (rounds: Round[]) =>
+  rounds.reduce((sum, r) => ({ expected: sum.expected + (r.answers?.expected ?? 0), other: sum.other + (r.answers?.other ?? 0) }), { expected: 0, other: 0 });
+
+/**
+ * Unique events (S2): every event answered `processed` is recorded once (counted: the answers of a
+ * wrk window cannot be matched to their requests), each subscription left at its newest event.
+ * `processed` gets, per server, the events recorded, for S3 to redeliver.
+ */
 export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<string, number[]> } {
   const { events } = ctx;
   const processed = new Map<string, number[]>();
   const sent = new Map<string, number[]>();
-  const unexpected = new Map<string, number>();
-  const request = (server: Server): Request => ({
-    method: 'POST',
-    path: '/api/v1/webhooks/payments',
-    headers: { 'content-type': 'application/json' },
-    setupRequest(raw, context) {
+  // The warm-up's events are not checked against the rounds' answers.
+  const traffic = (server: Server, phase: Phase) =>
+    webhookTraffic(() => {
       const n = ctx.nextSeq++;
-      sent.get(server.name)!.push(n);
-      const body = eventBody(events, n);
-      context.n = n;
-      raw.body = body;
-      raw.headers = { ...raw.headers, 'stripe-signature': signatureHeader(body, events.webhookSecret) };
-      return raw;
-    },
-    onResponse(status, body, context) {
-      if (status === 200 && body === '{"status":"processed"}') processed.get(server.name)!.push(context.n as number);
-      else unexpected.set(server.name, (unexpected.get(server.name) ?? 0) + 1);
-    },
-  });
-  const scenario = steady(ctx, ctx.settings.connections, request, {
+      if (phase === 'round') sent.get(server.name)!.push(n);
+      return signedEvent(events.webhookSecret, eventBody(events, n));
+    }, '{"status":"processed"}');
+  const scenario = steady(ctx, ctx.settings.connections, traffic, {
     prepare: async (server) => {
-      processed.set(server.name, []);
       sent.set(server.name, []);
     },
-    verify: async (server) => {
+    verify: async (server, rounds) => {
       await settle();
-      const acknowledged = processed.get(server.name)!;
       const ids = sent.get(server.name)!.map(eventId);
       const { rows } = await ctx.pool.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY($1::text[])', [ids]);
-      const recorded = new Set(rows.map((row) => Number(row.id.slice('evt_bench_'.length))));
-      const lost = acknowledged.filter((n) => !recorded.has(n)).length;
+      const recorded = rows.map((row) => Number(row.id.slice('evt_bench_'.length)));
+      processed.set(server.name, recorded);
+      const { expected: acknowledged, other } = answersOf(rounds);
+      const lost = Math.max(0, acknowledged - recorded.length);
       const newest = new Map<string, number>();
       for (const n of recorded) {
         const { id, created } = subscriptionOf(events, n);
@@ -158,12 +193,11 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
       );
       // A subscription behind its newest recorded event means an older event overwrote a newer one.
       const stale = states.filter((s) => Number(s.event_created) < newest.get(s.id)!).length;
-      const other = unexpected.get(server.name) ?? 0;
       const problems: string[] = [];
       if (other > 0) problems.push(`${other} answers other than processed`);
       if (lost > 0) problems.push(`${lost} acknowledged events not recorded (lost)`);
       if (stale > 0) problems.push(`${stale} subscriptions behind their newest event`);
-      return { problems, notes: [`${acknowledged.length} acknowledged, ${recorded.size} recorded, ${lost} lost, ${stale} stale`] };
+      return { problems, notes: [`${acknowledged} acknowledged, ${recorded.length} recorded, ${lost} lost, ${stale} stale`] };
     },
   });
   return { ...scenario, processed };
@@ -177,44 +211,27 @@ async function snapshot(pool: pg.Pool): Promise<string> {
   return JSON.stringify(rows[0]);
 }
 
-/** Redeliveries (S3) of the events S2 processed for the same server: all `duplicate`, nothing changed. */
+/** Redeliveries (S3) of the events S2 recorded for the same server: all `duplicate`, nothing changed. */
 export function s3Redeliveries(ctx: BenchContext, processed: Map<string, number[]>): Scenario {
   const { events } = ctx;
-  const counts = new Map<string, { duplicates: number; others: number }>();
   let before = '';
-  const request = (server: Server): Request => {
+  const traffic = (server: Server) => {
     const seqs = processed.get(server.name) ?? [];
     if (seqs.length === 0) throw new Error('S3 needs events processed by S2');
     let next = 0;
-    const count = counts.get(server.name)!;
-    return {
-      method: 'POST',
-      path: '/api/v1/webhooks/payments',
-      headers: { 'content-type': 'application/json' },
-      setupRequest(raw) {
-        const body = eventBody(events, seqs[next++ % seqs.length]!);
-        raw.body = body;
-        raw.headers = { ...raw.headers, 'stripe-signature': signatureHeader(body, events.webhookSecret) };
-        return raw;
-      },
-      onResponse(status, body) {
-        if (status === 200 && body === '{"status":"duplicate"}') count.duplicates++;
-        else count.others++;
-      },
-    };
+    return webhookTraffic(() => signedEvent(events.webhookSecret, eventBody(events, seqs[next++ % seqs.length]!)), '{"status":"duplicate"}', seqs.length);
   };
-  return steady(ctx, ctx.settings.connections, request, {
-    prepare: async (server) => {
-      counts.set(server.name, { duplicates: 0, others: 0 });
+  return steady(ctx, ctx.settings.connections, traffic, {
+    prepare: async () => {
       if (before === '') before = await snapshot(ctx.pool);
     },
-    verify: async (server) => {
+    verify: async (_server, rounds) => {
       await settle();
-      const { duplicates, others } = counts.get(server.name)!;
+      const { expected: duplicates, other } = answersOf(rounds);
       const problems: string[] = [];
-      if (others > 0) problems.push(`${others} redeliveries not answered duplicate`);
+      if (other > 0) problems.push(`${other} redeliveries not answered duplicate`);
       if ((await snapshot(ctx.pool)) !== before) problems.push('redeliveries changed events or subscription state');
-      return { problems, notes: [`${duplicates} duplicates, ${others} other answers`] };
+      return { problems, notes: [`${duplicates} duplicates, ${other} other answers`] };
     },
   });
 }
@@ -231,7 +248,7 @@ export function s4FirstRequests(ctx: BenchContext): Scenario {
       const subs = Array.from({ length: settings.s4Users }, (_, i) => `s4-${server.name.replace(/\W+/g, '-')}-${index}-${i}`);
       const tokens = await Promise.all(subs.map((sub) => ctx.newToken(sub)));
       let bodies: string[] = [];
-      const result = await watched(server, async () => {
+      const result = await watched(ctx, server.pids(), async () => {
         const answered = await burst(`${server.url}/api/v1/users/me`, tokens);
         bodies = answered.bodies;
         return answered;
@@ -253,15 +270,14 @@ export function s4FirstRequests(ctx: BenchContext): Scenario {
 /** Checkout against the simulator (S5): latency at a fixed offered rate; the provider dominates. */
 export function s5Checkout(ctx: BenchContext): Scenario {
   const { settings } = ctx;
-  const request = () => rotatingBearer(ctx.checkoutTokens, '/api/v1/billing/checkout', 'POST', '{}');
-  return steady(ctx, settings.s5Connections, request, {}, settings.s5Rate);
+  return steady(ctx, settings.s5Connections, () => rotatingBearer(ctx.checkoutTokens, 'POST', '/api/v1/billing/checkout', '{}'), {}, settings.s5Rate);
 }
 
 /** One figure from a server's rounds: summed counts, request-weighted latencies, the worst memory. */
 export function combine(rounds: Round[], median = false): Round {
   if (median) {
     const sorted = [...rounds].sort((a, b) => (a.wallMs ?? 0) - (b.wallMs ?? 0));
-    return { ...sorted[Math.floor(sorted.length / 2)]!, non2xx: nonOk(rounds), rssMb: Math.max(...rounds.map((r) => r.rssMb)) };
+    return { ...sorted[Math.floor(sorted.length / 2)]!, non2xx: nonOk(rounds), rssMb: Math.max(...rounds.map((r) => r.rssMb)), calls: addCalls(...rounds.map((r) => r.calls)) };
   }
   const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
   const durationS = rounds.reduce((sum, r) => sum + r.durationS, 0);
@@ -273,6 +289,9 @@ export function combine(rounds: Round[], median = false): Round {
     p50: weighted((r) => r.p50, (r) => r.requests),
     p99: weighted((r) => r.p99, (r) => r.requests),
     non2xx: nonOk(rounds),
+    ...(rounds.some((r) => r.answers !== undefined) ? { answers: answersOf(rounds) } : {}),
+    ...(rounds[0]?.generator === undefined ? {} : { generator: rounds[0].generator }),
+    calls: addCalls(...rounds.map((r) => r.calls)),
     rssStartMb: Math.min(...rounds.map((r) => r.rssStartMb)),
     rssMb: Math.max(...rounds.map((r) => r.rssMb)),
     cpu: {

@@ -120,25 +120,30 @@ export function buildService(): void {
   if (built.status !== 0) throw new Error(`scripts/build.mjs failed (exit ${built.status ?? built.signal})`);
 }
 
+/** The service's production environment, for its server and its commands (the replay). */
+export function serviceEnv(stack: Stack, databaseUrl = stack.databaseUrl): Record<string, string> {
+  return {
+    ...baseEnv(),
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    DATA_DIR: stack.dataDir,
+    DATABASE_URL: databaseUrl,
+    IDP_ISSUER: stack.issuer.url,
+    IDP_AUDIENCE: stack.issuer.audience,
+    PAYMENTS_API_KEY: API_KEY,
+    PAYMENTS_API_BASE: stack.simulatorUrl,
+    PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    BILLING_PRICES,
+  };
+}
+
 /** The service as `npm start` runs it in production: the built entry, NODE_ENV=production, info logs. */
 export function startService(stack: Stack, options: ServiceOptions): Promise<Server> {
   return serve(
     options.name,
     [...profiling(options.cpuProfileDir), ...SERVICE_NODE_FLAGS, ...(SERVICE_ENTRY.endsWith('.ts') ? ['--import', 'tsx'] : []), SERVICE_ENTRY],
-    {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
-      DATA_DIR: stack.dataDir,
-      DATABASE_URL: options.databaseUrl ?? stack.databaseUrl,
-      WEB_CONCURRENCY: String(options.webConcurrency ?? 1),
-      IDP_ISSUER: stack.issuer.url,
-      IDP_AUDIENCE: stack.issuer.audience,
-      PAYMENTS_API_KEY: API_KEY,
-      PAYMENTS_API_BASE: stack.simulatorUrl,
-      PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      BILLING_PRICES,
-    },
+    { ...serviceEnv(stack, options.databaseUrl), WEB_CONCURRENCY: String(options.webConcurrency ?? 1) },
     stack,
     false,
   );

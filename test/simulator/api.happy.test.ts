@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
 import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { openCheckout, openTestDb, sdk, startSimulator, type TestDb } from './harness.ts';
+import { API_KEY, openCheckout, openTestDb, sdk, startSimulator, type TestDb } from './harness.ts';
 
 describe(`simulator API through the stripe SDK (${databaseLabel})`, () => {
   let database: TestDb;
@@ -120,5 +120,20 @@ describe(`simulator API through the stripe SDK (${databaseLabel})`, () => {
     const open = await stripe.checkout.sessions.list({ customer: customer.id, status: 'open' });
     assert.deepEqual(open.data.map((s) => s.id), [session.id]);
     assert.equal(open.data[0]!.url, session.url);
+  });
+
+  test('counts the API calls it served by route; /_sim/calls reads and resets the count', async () => {
+    const calls = (method: string) => fetch(`${simulator.url}/_sim/calls`, { method, headers: { authorization: `Bearer ${API_KEY}` } });
+    assert.equal((await calls('DELETE')).status, 204);
+    const customer = await stripe.customers.create({ email: 'count@example.com' });
+    await stripe.customers.retrieve(customer.id);
+    await stripe.customers.retrieve(customer.id);
+    await stripe.subscriptions.retrieve('sub_missing').catch(() => {});
+    assert.deepEqual(await (await calls('GET')).json(), {
+      calls: { 'GET /v1/customers/:id': 2, 'GET /v1/subscriptions/:id': 1, 'POST /v1/customers': 1 },
+    });
+    await calls('DELETE');
+    assert.deepEqual(await (await calls('GET')).json(), { calls: {} });
+    assert.equal((await fetch(`${simulator.url}/_sim/calls`)).status, 401);
   });
 });

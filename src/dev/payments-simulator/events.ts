@@ -42,22 +42,27 @@ export function previousAttributes(before: object, after: object): Record<string
   return Object.keys(changed).length > 0 ? changed : undefined;
 }
 
-/**
- * Records an event for delivery. `leaseMs` keeps the retry timer off it while the code that
- * emitted it delivers it right after the commit; if the process dies first, the timer takes over.
- */
-export async function insertEvent(tx: SqlClient, type: string, object: object, trigger: Trigger, previous: Record<string, unknown> | undefined, leaseMs: number): Promise<EventRef> {
-  const event: SimEvent = {
+/** An event as Stripe shapes it; `created` is given so a benchmark can build a backlog of past events. */
+export function buildEvent(type: string, object: object, trigger: Trigger, previous: Record<string, unknown> | undefined, created: number): SimEvent {
+  return {
     id: newId('evt_'),
     object: 'event',
     api_version: API_VERSION,
-    created: nowSeconds(),
+    created,
     data: previous === undefined ? { object } : { object, previous_attributes: previous },
     livemode: false,
     pending_webhooks: 1,
     request: { id: trigger.requestId, idempotency_key: trigger.idempotencyKey },
     type,
   };
+}
+
+/**
+ * Records an event for delivery. `leaseMs` keeps the retry timer off it while the code that
+ * emitted it delivers it right after the commit; if the process dies first, the timer takes over.
+ */
+export async function insertEvent(tx: SqlClient, type: string, object: object, trigger: Trigger, previous: Record<string, unknown> | undefined, leaseMs: number): Promise<EventRef> {
+  const event = buildEvent(type, object, trigger, previous, nowSeconds());
   await tx.query('INSERT INTO sim_events (id, type, created, data, next_attempt_at) VALUES ($1, $2, $3, $4, $5)', [
     event.id,
     type,

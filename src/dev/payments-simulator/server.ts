@@ -1,6 +1,7 @@
 // The simulator's own Fastify instance: form bodies only (as Stripe), Stripe's error shape and
 // Request-Id header, the API under /v1 (API key, Idempotency-Key) and the lifecycle controls under
-// /_sim (API key), and the pages a person uses (checkout, dashboard) without a key.
+// /_sim (API key), and the pages a person uses (checkout, dashboard) without a key. The API calls
+// served are counted (call-counter.ts).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { catalogRoutes } from './api/catalog.ts';
 import { checkoutSessionRoutes } from './api/checkout-sessions.ts';
@@ -9,6 +10,7 @@ import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
 import { apiKeyCheck } from './auth.ts';
+import { CallCounter } from './call-counter.ts';
 import type { SimContext } from './context.ts';
 import { registerStripeErrors } from './errors.ts';
 import { API_VERSION } from './events.ts';
@@ -34,6 +36,7 @@ export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInst
   });
 
   const checkKey = apiKeyCheck(ctx.apiKey);
+  const calls = new CallCounter();
   await app.register(
     async (api) => {
       api.addHook('onRequest', async (request, reply) => {
@@ -41,6 +44,7 @@ export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInst
         const version = request.headers['stripe-version'];
         reply.header('stripe-version', typeof version === 'string' ? version : API_VERSION).header('cache-control', 'no-cache, no-store');
       });
+      calls.register(api);
       registerIdempotency(api, ctx.db);
       for (const routes of [customerRoutes, checkoutSessionRoutes, subscriptionRoutes, eventRoutes, catalogRoutes]) await api.register(routes(ctx));
     },
@@ -49,7 +53,7 @@ export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInst
   await app.register(
     async (controls) => {
       controls.addHook('onRequest', checkKey);
-      await controls.register(controlRoutes(ctx));
+      await controls.register(controlRoutes(ctx, calls));
     },
     { prefix: '/_sim' },
   );

@@ -1,7 +1,9 @@
 // /_sim/...: the lifecycle controls as JSON endpoints for tests and scripts (same API key). Each
 // answers after the events it caused had their first delivery attempt (or 10 s), saying which
-// events were emitted and whether each reached the webhook endpoint.
+// events were emitted and whether each reached the webhook endpoint. /_sim/calls reads (GET) and
+// resets (DELETE) the count of API calls served.
 import type { FastifyPluginAsync } from 'fastify';
+import type { CallCounter } from '../call-counter.ts';
 import { payCheckout } from '../checkout-flow.ts';
 import { within, type Outcome, type SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
@@ -29,8 +31,14 @@ export async function eventsReport(ctx: SimContext, outcome: Outcome<unknown>, w
   return outcome.events.map((event) => ({ ...event, delivered: delivered.get(event.id) ?? false }));
 }
 
-export function controlRoutes(ctx: SimContext): FastifyPluginAsync {
+export function controlRoutes(ctx: SimContext, calls: CallCounter): FastifyPluginAsync {
   return async (app) => {
+    app.get('/calls', async () => ({ calls: calls.snapshot() }));
+    app.delete('/calls', async (_request, reply) => {
+      calls.reset();
+      return reply.status(204).send();
+    });
+
     app.post<{ Params: { id: string; action: string } }>('/subscriptions/:id/:action', async (request) => {
       const action = SUBSCRIPTION_ACTIONS[request.params.action];
       if (action === undefined) throw invalidParam(`Unknown action ${request.params.action}; use one of ${Object.keys(SUBSCRIPTION_ACTIONS).join(', ')}.`);

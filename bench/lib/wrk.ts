@@ -1,0 +1,73 @@
+// wrk (Debian's package) as the load generator when it is on PATH: C on threads of its own, much
+// cheaper per request than autocannon in the benchmark's Node process, so more of the two cores
+// is left to the servers. What varies per request (a signature and its event, a token) is written
+// to a file before the window opens, one request a line, and wrk-requests.lua cycles through it.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LoadOptions, Measured } from './load.ts';
+
+export const WRK_INSTALLED = spawnSync('wrk', ['--version']).error === undefined;
+
+const SCRIPT = join(import.meta.dirname, 'wrk-requests.lua');
+const THREADS = 2;
+/** Unique requests written per second of window: above any rate seen on this machine, so none repeats. */
+const MOST_REQUESTS_PER_SECOND = 8_000;
+
+interface WrkResult {
+  requests: number;
+  durationUs: number;
+  p50Us: number;
+  p99Us: number;
+  non2xx: number;
+  errors: number;
+  expected: number;
+  other: number;
+}
+
+/** Writes the requests, then returns the run itself (so the window measures wrk only). */
+export function prepareWrk(options: LoadOptions): () => Promise<Measured> {
+  const { traffic } = options;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  const file = join(dir, 'requests.tsv');
+  // wrk takes whole seconds.
+  const seconds = Math.max(1, Math.round(options.durationS));
+  const count = traffic.next === undefined ? 1 : Math.max(THREADS, traffic.distinct ?? seconds * MOST_REQUESTS_PER_SECOND);
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const varying = traffic.next?.();
+    lines.push(`${varying?.header[0] ?? ''}\t${varying?.header[1] ?? ''}\t${varying?.body ?? traffic.body ?? ''}`);
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const headers = Object.entries(traffic.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  return async () => {
+    try {
+      const child = spawn('wrk', ['-t', String(THREADS), '-c', String(options.connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', SCRIPT, ...headers, `${options.url}${traffic.path}`], {
+        env: { ...process.env, WRK_REQUESTS: file, WRK_EXPECT: traffic.expect ?? '', WRK_THREADS: String(THREADS), WRK_METHOD: traffic.method },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number | null];
+      const line = /^WRK_RESULT (.*)$/m.exec(output)?.[1];
+      if (code !== 0 || line === undefined) throw new Error(`wrk failed (exit ${code}): ${output.trim()}`);
+      const result = JSON.parse(line) as WrkResult;
+      const durationS = result.durationUs / 1e6;
+      return {
+        requests: result.requests,
+        durationS,
+        rps: result.requests / durationS,
+        p50: result.p50Us / 1000,
+        p99: result.p99Us / 1000,
+        non2xx: result.non2xx + result.errors,
+        ...(traffic.expect === undefined ? {} : { answers: { expected: result.expected, other: result.other } }),
+        generator: 'wrk',
+      };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
