@@ -170,8 +170,8 @@ async function webhook(request: IncomingMessage, response: ServerResponse): Prom
         await client.query(
           `UPDATE subscriptions SET status = $2, price_id = $3, cancel_at_period_end = $4, current_period_end = to_timestamp($5),
              payment_failed_at = CASE WHEN $2 = 'past_due' THEN COALESCE(payment_failed_at, to_timestamp($6)) END,
-             event_created = $6, updated_at = now()
-           WHERE id = $1 AND event_created < $6`,
+             as_of = $6, revision = revision + 1, updated_at = now()
+           WHERE id = $1 AND as_of < $6`,
           [s.id, s.status, item?.price.id ?? null, s.cancel_at_period_end, item?.current_period_end ?? null, event.created],
         );
       }

@@ -42,7 +42,7 @@ async function holdProviderState(ctx: BenchContext, server: Server, population: 
     return deliverAll(server, secret, invoices.map((invoice) => JSON.stringify(providerEvent('invoice.paid', invoice, invoice.created))));
   }
   await ctx.pool.query(
-    `INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end, current_period_end, created_at, event_created)
+    `INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end, current_period_end, created_at, as_of)
      SELECT s.id, s.user_id, s.customer, 'incomplete', null, false, null, now(), 0 FROM unnest($1::text[], $2::uuid[], $3::text[]) AS s(id, user_id, customer)`,
     [population.map((p) => p.subscription.id), population.map((p) => p.userId), population.map((p) => p.customer.id)],
   );

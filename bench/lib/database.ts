@@ -88,7 +88,7 @@ export interface Seed {
   users: number;
   /** Users without a subscription, for the checkout scenario. */
   checkoutUsers: number;
-  /** event_created of every seeded subscription; S2's events are all newer. */
+  /** as_of of every seeded subscription; S2's events are all newer. */
   baseCreated: number;
 }
 
@@ -109,7 +109,7 @@ export async function seed(pool: pg.Pool, s: Seed): Promise<string[]> {
   const ids: string[] = [];
   for (const row of rows) ids[row.i] = row.id;
   await pool.query(
-    `INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end, current_period_end, created_at, event_created)
+    `INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end, current_period_end, created_at, as_of)
      SELECT 'sub_bench_' || substr(u.idp_id, 2), u.id, u.payments_customer_id, 'active', 'price_bench_pro', false,
             now() + interval '30 days', now() - interval '1 day', $1
      FROM users u WHERE u.idp_id ~ '^u[0-9]+$'`,

@@ -187,12 +187,12 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
         const { id, created } = subscriptionOf(events, n);
         newest.set(id, Math.max(newest.get(id) ?? 0, created));
       }
-      const { rows: states } = await ctx.pool.query<{ id: string; event_created: string }>(
-        'SELECT id, event_created FROM subscriptions WHERE id = ANY($1::text[])',
+      const { rows: states } = await ctx.pool.query<{ id: string; as_of: string }>(
+        'SELECT id, as_of FROM subscriptions WHERE id = ANY($1::text[])',
         [[...newest.keys()]],
       );
       // A subscription behind its newest recorded event means an older event overwrote a newer one.
-      const stale = states.filter((s) => Number(s.event_created) < newest.get(s.id)!).length;
+      const stale = states.filter((s) => Number(s.as_of) < newest.get(s.id)!).length;
       const problems: string[] = [];
       if (other > 0) problems.push(`${other} answers other than processed`);
       if (lost > 0) problems.push(`${lost} acknowledged events not recorded (lost)`);
@@ -206,7 +206,7 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
 async function snapshot(pool: pg.Pool): Promise<string> {
   const { rows } = await pool.query<{ events: number; state: string }>(
     `SELECT (SELECT count(*)::int FROM webhook_events) AS events,
-            (SELECT md5(string_agg(id || status || coalesce(price_id, '') || event_created, ',' ORDER BY id)) FROM subscriptions) AS state`,
+            (SELECT md5(string_agg(id || status || coalesce(price_id, '') || as_of, ',' ORDER BY id)) FROM subscriptions) AS state`,
   );
   return JSON.stringify(rows[0]);
 }
