@@ -36,12 +36,13 @@ export interface SubscriptionsRepository {
   /** Overwrites a stored state (found for update in the same transaction) and bumps its revision. */
   update(state: Omit<SubscriptionState, 'revision'>): Promise<void>;
   /**
-   * Applies a snapshot from an event created at `created` (unix seconds) in one statement, only
-   * when the stored state of the same customer is older than the event (`asOf` < `created`); a
-   * past_due snapshot keeps the first failure time stored. False when nothing was applied: no
-   * stored state, or one the caller must decide about.
+   * Applies a snapshot from an event created at `created` (unix seconds) in one statement, when
+   * the stored state of the same customer is older than the event (`asOf` < `created`); a past_due
+   * snapshot keeps the first failure time stored. Otherwise says why not: 'older' when the stored
+   * state is newer than the event (nothing to do), 'undecided' when the caller must decide (no
+   * stored state, the same second, another customer).
    */
-  applyIfNewer(snapshot: ProviderSubscription, created: number): Promise<boolean>;
+  applyIfNewer(snapshot: ProviderSubscription, created: number): Promise<'applied' | 'older' | 'undecided'>;
 }
 
 export interface Repositories {

@@ -7,6 +7,7 @@ import type { Repositories, Store } from '../ports/store.ts';
 import type { DeliveryReads } from './subscription-reads.ts';
 
 export interface WebhookLog {
+  debug(fields: object, message: string): void;
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
 }

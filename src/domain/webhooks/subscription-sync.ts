@@ -19,10 +19,12 @@ export async function prepareRead(ctx: PrepareContext, subscriptionId: string, c
  * the snapshot the event carries (`carried`; null for events that only name the subscription).
  */
 export async function syncSubscription(ctx: ApplyContext, id: string, created: number, carried: ProviderSubscription | null): Promise<void> {
-  // The common case, the next event of a known subscription, in one statement.
-  if (carried !== null && (await ctx.tx.subscriptions.applyIfNewer(carried, created))) return;
+  // The common cases, the next event of a known subscription or a late one, in one statement.
+  const verdict = carried === null ? 'undecided' : await ctx.tx.subscriptions.applyIfNewer(carried, created);
+  if (verdict === 'applied') return;
+  if (verdict === 'older') return skipped(ctx, id, created);
   const stored = await ctx.tx.subscriptions.findForUpdate(id);
-  if (stored !== null && created < stored.asOf) return ctx.log.info({ subscription: id, created }, 'event older than the stored subscription: skipped');
+  if (stored !== null && created < stored.asOf) return skipped(ctx, id, created);
   if (carried !== null && stored !== null && created > stored.asOf) return saveState(ctx, stored, carried, created, created);
   const read = ctx.reads.usable(id, stored);
   if (read.value !== null) return saveState(ctx, stored, read.value, Math.max(read.readAt, stored?.asOf ?? 0), created);
@@ -31,6 +33,8 @@ export async function syncSubscription(ctx: ApplyContext, id: string, created: n
   if (stored !== null && !laterInLifecycle(carried, stored)) return;
   return saveState(ctx, stored, carried, created, created);
 }
+
+const skipped = (ctx: ApplyContext, id: string, created: number) => ctx.log.debug({ subscription: id, created }, 'event older than the stored subscription: skipped');
 
 const LIFECYCLE_RANK: Record<string, number> = { incomplete: 0, trialing: 1, active: 2, past_due: 3, paused: 4, unpaid: 4, incomplete_expired: 5, canceled: 5 };
 

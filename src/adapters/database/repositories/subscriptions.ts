@@ -32,15 +32,21 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
       );
     },
     async applyIfNewer(s, created) {
-      const applied = await db.query(
-        `UPDATE subscriptions SET status = $3, price_id = $4, cancel_at_period_end = $5, current_period_end = $6,
-           payment_failed_at = CASE WHEN $3 = 'past_due' THEN COALESCE(payment_failed_at, to_timestamp($7)) END,
-           as_of = $7, revision = revision + 1, updated_at = now()
-         WHERE id = $1 AND customer_id = $2 AND as_of < $7
-         RETURNING id`,
+      // One round trip either way: applied, or what stands in the way. `as_of` never decreases,
+      // so a stored state newer than the event in this statement's snapshot is newer still now.
+      const [row] = await db.query<{ applied: boolean; as_of: string | number }>(
+        `WITH applied AS (
+           UPDATE subscriptions SET status = $3, price_id = $4, cancel_at_period_end = $5, current_period_end = $6,
+             payment_failed_at = CASE WHEN $3 = 'past_due' THEN COALESCE(payment_failed_at, to_timestamp($7)) END,
+             as_of = $7, revision = revision + 1, updated_at = now()
+           WHERE id = $1 AND customer_id = $2 AND as_of < $7
+           RETURNING as_of)
+         SELECT true AS applied, as_of FROM applied
+         UNION ALL SELECT false, as_of FROM subscriptions WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM applied)`,
         [s.id, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, created],
       );
-      return applied.length > 0;
+      if (row === undefined) return 'undecided';
+      return row.applied ? 'applied' : Number(row.as_of) > created ? 'older' : 'undecided';
     },
   };
 }
