@@ -3,14 +3,12 @@
 // again, and the replay command waits as long as the provider asks, then goes on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type Stripe from 'stripe';
-import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
 import { replayUndeliveredEvents } from '../../src/domain/webhooks/replay.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { payWhileUnreachable, tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { deliver, type FixtureEvent } from '../helpers/stripe-fixtures.ts';
-import { PROVIDER_API_KEY, startFaultyProvider, type FaultyProvider } from './support/payment-provider.ts';
+import { deliver } from '../helpers/stripe-fixtures.ts';
+import { buildAppWithFaultyProvider, type AppWithFaultyProvider, type FaultyProvider } from './support/payment-provider.ts';
 
 const THROTTLED = {
   kind: 'reply',
@@ -20,25 +18,20 @@ const THROTTLED = {
 } as const;
 
 describe(`a throttling payment provider (${databaseLabel})`, () => {
+  let stack: AppWithFaultyProvider;
   let provider: FaultyProvider;
   let t: TestApp;
-  let direct: Stripe;
   before(async () => {
-    provider = await startFaultyProvider();
-    t = await buildTestApp(provider.env);
-    direct = createStripeClient(PROVIDER_API_KEY, provider.simulatorUrl);
+    stack = await buildAppWithFaultyProvider();
+    ({ provider, t } = stack);
   });
-  after(async () => {
-    await t.close();
-    await provider.close();
-  });
+  after(() => stack.close());
 
-  const undelivered = async () => (await direct.events.list({ delivery_success: false, limit: 100 }).autoPagingToArray({ limit: 1000 })) as unknown as FixtureEvent[];
   const recorded = async (ids: string[]) => (await t.composition.db.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY($1)', [ids])).map((r) => r.id);
 
   test('a delivery that needs a throttled read answers 503 with Retry-After, records nothing, and succeeds when sent again', async () => {
     await payWhileUnreachable(t, 'throttled');
-    const invoicePaid = (await undelivered()).find((e) => e.type === 'invoice.paid')!;
+    const invoicePaid = (await stack.undelivered()).find((e) => e.type === 'invoice.paid')!;
     provider.front.inject('GET', /^\/v1\/subscriptions\/sub_/, THROTTLED, 2);
     for (let attempt = 0; attempt < 2; attempt++) {
       const answer = await deliver(t.app, invoicePaid);
@@ -54,7 +47,7 @@ describe(`a throttling payment provider (${databaseLabel})`, () => {
 
   test('the replay waits as the provider asks and goes on: every undelivered event is processed', async () => {
     await payWhileUnreachable(t, 'throttled-replay');
-    const events = await undelivered();
+    const events = await stack.undelivered();
     provider.front.inject('GET', /^\/v1\/events$/, THROTTLED, 1);
     provider.front.inject('GET', /^\/v1\/subscriptions\/sub_/, THROTTLED, 3);
     const waits: number[] = [];

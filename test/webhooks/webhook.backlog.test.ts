@@ -6,29 +6,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { payWhileUnreachable, tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { deliver, eventOf, invoiceObject, subscriptionObject, type FixtureEvent } from '../helpers/stripe-fixtures.ts';
-import { PROVIDER_API_KEY, startFaultyProvider, type FaultyProvider } from '../reliability/support/payment-provider.ts';
+import { deliver, eventOf, invoiceObject, subscriptionObject } from '../helpers/stripe-fixtures.ts';
+import { buildAppWithFaultyProvider, PROVIDER_API_KEY, type AppWithFaultyProvider, type FaultyProvider } from '../reliability/support/payment-provider.ts';
 
 const SUBSCRIBERS = 4;
 const LIFECYCLE = ['cancel-at-period-end', 'resume-at-period-end', 'fail-renewal', 'renew', 'cancel-at-period-end'];
 
 describe(`a backlog of late events (${databaseLabel})`, () => {
+  let stack: AppWithFaultyProvider;
   let provider: FaultyProvider;
   let t: TestApp;
   let direct: Stripe;
   before(async () => {
-    provider = await startFaultyProvider();
-    t = await buildTestApp(provider.env);
-    direct = createStripeClient(PROVIDER_API_KEY, provider.simulatorUrl);
+    stack = await buildAppWithFaultyProvider();
+    ({ provider, t, direct } = stack);
   });
-  after(async () => {
-    await t.close();
-    await provider.close();
-  });
+  after(() => stack.close());
 
   const subscriptionReads = () => provider.front.requests.filter((r) => r.method === 'GET' && /^\/v1\/subscriptions\/sub_/.test(r.path)).length;
   const stored = async (id: string) =>
@@ -51,7 +47,7 @@ describe(`a backlog of late events (${databaseLabel})`, () => {
       for (const action of LIFECYCLE.slice(0, 2 + i)) await control(subscription.id, action);
       subscriptions.push(subscription.id);
     }
-    const backlog = (await direct.events.list({ delivery_success: false, limit: 100 }).autoPagingToArray({ limit: 1000 })) as unknown as FixtureEvent[];
+    const backlog = await stack.undelivered();
     // Late: every event is older than any read the service can make from now on.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const readsBefore = subscriptionReads();

@@ -1,8 +1,12 @@
 // The payment simulator run on its own (in memory), behind a faulty front, so a test can make the
 // "provider" fail, lose answers or hang while the service talks to it with the real stripe SDK,
 // retries and idempotency keys included. `env` points a service at the front.
+import type Stripe from 'stripe';
 import { openPglite } from '../../../src/adapters/database/pglite.ts';
+import { createStripeClient } from '../../../src/adapters/payments/stripe-client.ts';
 import { startPaymentsSimulator } from '../../../src/dev/payments-simulator/index.ts';
+import { buildTestApp, type TestApp } from '../../helpers/app.ts';
+import type { FixtureEvent } from '../../helpers/stripe-fixtures.ts';
 import { startFaultyFront, type FaultyFront } from './faulty-front.ts';
 
 export const PROVIDER_API_KEY = 'sk_test_simulator';
@@ -37,6 +41,33 @@ export async function startFaultyProvider(): Promise<FaultyProvider> {
       await front.close();
       await simulator.close();
       await db.close();
+    },
+  };
+}
+
+export interface AppWithFaultyProvider {
+  provider: FaultyProvider;
+  t: TestApp;
+  /** The SDK on the simulator itself: never faulted, not among the front's requests. */
+  direct: Stripe;
+  /** Every event the provider has not delivered (none is: its webhook URL is unset). */
+  undelivered(): Promise<FixtureEvent[]>;
+  close(): Promise<void>;
+}
+
+/** A test app whose payment provider is the simulator behind a faulty front. */
+export async function buildAppWithFaultyProvider(): Promise<AppWithFaultyProvider> {
+  const provider = await startFaultyProvider();
+  const t = await buildTestApp(provider.env);
+  const direct = createStripeClient(PROVIDER_API_KEY, provider.simulatorUrl);
+  return {
+    provider,
+    t,
+    direct,
+    undelivered: async () => (await direct.events.list({ delivery_success: false, limit: 100 }).autoPagingToArray({ limit: 10_000 })) as unknown as FixtureEvent[],
+    async close() {
+      await t.close();
+      await provider.close();
     },
   };
 }
