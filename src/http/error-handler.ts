@@ -62,8 +62,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.error({ err: error }, 'unhandled error');
       return reply.status(500).send({ detail: 'Internal Server Error' });
     }
-    // A domain error was logged where it arose, with what it concerns; the rest is logged here.
-    if (rendered.status >= 500 && !(error instanceof DomainError)) request.log.warn({ err: error }, 'dependency unavailable');
+    if (rendered.status >= 500) request.log.warn({ err: error }, 'dependency unavailable');
     return reply.status(rendered.status).headers(rendered.headers ?? {}).send({ detail: rendered.detail });
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));

@@ -61,6 +61,7 @@ export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(d
       redeliveries.observe(!recorded);
       return recorded;
     },
+    isRecorded,
     async recordFailure(f) {
       await db.query('INSERT INTO webhook_failures (event_id, type, error) VALUES ($1, $2, $3)', [f.eventId, f.type, f.error]);
     },

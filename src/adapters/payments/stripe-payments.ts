@@ -1,6 +1,7 @@
 // PaymentsProvider on the Stripe SDK. Every creating call carries the caller's idempotency key;
-// every failure becomes DomainError('payments_unavailable') so the key and the provider's words
-// never reach a client. A rejected key is also logged, since only an operator can fix it.
+// every failure becomes DomainError('payments_unavailable'), or 'payments_throttled' for a 429, so
+// the key and the provider's words never reach a client. A rejected key is also logged, since only
+// an operator can fix it.
 import Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
 import type { PaymentsProvider } from '../../domain/ports/payments-provider.ts';
@@ -39,7 +40,7 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
     } catch (error) {
       const failure = error as Stripe.errors.StripeError;
       if (failure.statusCode === 429) {
-        // Throttling is a normal answer: whoever asked decides what to say, and logs it once.
+        // Throttling is a normal answer: whoever asked answers 503 with Retry-After and logs it once.
         throw new DomainError('payments_throttled', 'Payment provider is throttling requests', { operation, retryAfterSeconds: retryAfterSeconds(failure.headers) });
       }
       if (failure.type === 'StripeAuthenticationError' || failure.type === 'StripePermissionError') {

@@ -10,6 +10,8 @@ export interface EventLedger {
    * record, then commits. If `apply` throws, both roll back and the error is rethrown.
    */
   recordOnce(record: WebhookEventRecord, apply: (tx: Repositories) => Promise<void>): Promise<boolean>;
+  /** Whether the event is recorded already: a delivery may skip work it would only throw away. */
+  isRecorded(eventId: string): Promise<boolean>;
   /** A failed attempt, kept outside the rolled-back transaction so operators see what keeps failing. */
   recordFailure(failure: { eventId: string; type: string; error: string }): Promise<void>;
 }

@@ -4,7 +4,7 @@
 // missing, outside the transaction, and apply again.
 import type { PaymentEvent, User } from '../model.ts';
 import type { Repositories, Store } from '../ports/store.ts';
-import type { DeliveryReads } from './subscription-reads.ts';
+import type { DeliveryReads } from './delivery-reads.ts';
 
 export interface WebhookLog {
   debug(fields: object, message: string): void;
@@ -16,6 +16,8 @@ export interface PrepareContext {
   /** Reads outside any transaction, to decide what to ask the provider first. */
   store: Pick<Store, 'subscriptions'>;
   reads: DeliveryReads;
+  /** Whether this event is recorded already (then a provider call would be thrown away). */
+  isRecorded(): Promise<boolean>;
 }
 
 export interface ApplyContext {

@@ -5,13 +5,13 @@
 // the same second, or for an unknown subscription: then the provider is read, outside the
 // transaction, and the read applied only over the state it was sent after (or one it is newer than).
 import type { ProviderSubscription, SubscriptionState } from '../model.ts';
-import { DecideAgain } from './subscription-reads.ts';
+import { DecideAgain } from './delivery-reads.ts';
 import { findEventUser, type ApplyContext, type PrepareContext } from './context.ts';
 
 /** Before the transaction: reads the subscription when the event alone cannot settle it. */
 export async function prepareRead(ctx: PrepareContext, subscriptionId: string, created: number): Promise<void> {
   const stored = await ctx.store.subscriptions.find(subscriptionId);
-  if (stored === null || created >= stored.asOf) await ctx.reads.fetch(subscriptionId, stored);
+  if ((stored === null || created >= stored.asOf) && !(await ctx.isRecorded())) await ctx.reads.fetch(subscriptionId, stored);
 }
 
 /**
@@ -29,7 +29,8 @@ export async function syncSubscription(ctx: ApplyContext, id: string, created: n
   const read = ctx.reads.usable(id, stored);
   if (read.value !== null) return saveState(ctx, stored, read.value, Math.max(read.readAt, stored?.asOf ?? 0), created);
   if (carried === null) return ctx.log.warn({ subscription: id }, 'provider does not know this subscription');
-  // The provider cannot settle a same-second tie: a fixed order, so every delivery order ends alike.
+  // The provider does not know it, so cannot settle a same-second tie: a fixed order, so every
+  // delivery order ends alike.
   if (stored !== null && !laterInLifecycle(carried, stored)) return;
   return saveState(ctx, stored, carried, created, created);
 }

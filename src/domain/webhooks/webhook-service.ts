@@ -13,7 +13,8 @@ import type { Store } from '../ports/store.ts';
 import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
 import type { EventHandler, WebhookLog } from './context.ts';
 import { EVENT_HANDLERS } from './handlers/index.ts';
-import { DecideAgain, DeliveryReads, ReadNeeded, SubscriptionReads } from './subscription-reads.ts';
+import { DecideAgain, DeliveryReads, ReadNeeded } from './delivery-reads.ts';
+import { SubscriptionReads } from './subscription-reads.ts';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored';
 
@@ -70,7 +71,7 @@ export class WebhookService {
 
   private async handle(event: PaymentEvent, handler: EventHandler, record: WebhookEventRecord): Promise<boolean> {
     const reads = new DeliveryReads(this.reads, event.created);
-    await handler.prepare?.(event, { store: this.store, reads });
+    await handler.prepare?.(event, { store: this.store, reads, isRecorded: () => this.ledger.isRecorded(event.id) });
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.ledger.recordOnce(record, (tx) => handler.apply(event, { tx, reads, log: this.log, now: new Date() }));
@@ -85,9 +86,8 @@ export class WebhookService {
   private async recordFailure(event: PaymentEvent, error: unknown): Promise<void> {
     this.metrics.webhookEvent(event.type, 'failed', null);
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const fields = { event: event.id, type: event.type, error: message, ...(error instanceof DomainError ? error.details : {}) };
-    if (error instanceof DomainError && error.code === 'payments_throttled') this.log.warn(fields, 'payment provider throttled our reads; the provider will retry this event');
-    else this.log.warn(fields, 'webhook event failed; the provider will retry');
+    // A throttled read is logged once, by whoever answers for it (the HTTP layer, the replay).
+    if (!(error instanceof DomainError && error.code === 'payments_throttled')) this.log.warn({ event: event.id, type: event.type, error: message }, 'webhook event failed; the provider will retry');
     await this.ledger.recordFailure({ eventId: event.id, type: event.type, error: message.slice(0, 1000) }).catch(() => {});
   }
 }
