@@ -20,6 +20,7 @@ import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
 import { billingPages } from './dev/billing-pages.ts';
 import { startEmbeddedSimulator } from './dev/embedded-simulator.ts';
 import { CheckoutService } from './domain/billing/checkout-service.ts';
+import { PortalService } from './domain/billing/portal-service.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import { UserService } from './domain/users/user-service.ts';
@@ -80,6 +81,7 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
     verifier: createCachedVerifier(identity.verifier),
     users: new UserService(store, policy),
     checkout: new CheckoutService(store, payments, config, metrics),
+    portal: new PortalService(store, payments, config),
     webhooks: new WebhookService(store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger, metrics),
     payments,
     metrics,

@@ -25,6 +25,7 @@ function renderDomain(error: DomainError): Rendered {
       return { status: 422, detail: [fieldError(field, 'url_not_allowed', error.message, input)] };
     }
     case 'subscription_active':
+    case 'nothing_to_manage':
       return { status: 409, detail: error.message };
     case 'invalid_signature':
       return { status: 400, detail: error.message };

@@ -2,6 +2,7 @@
 // Request-Id header, the API under /v1 (API key, Idempotency-Key) and the lifecycle controls under
 // /_sim (API key), and the pages a person uses (checkout, dashboard) without a key.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { billingPortalRoutes } from './api/billing-portal.ts';
 import { catalogRoutes } from './api/catalog.ts';
 import { checkoutSessionRoutes } from './api/checkout-sessions.ts';
 import { controlRoutes } from './api/controls.ts';
@@ -42,7 +43,7 @@ export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInst
         reply.header('stripe-version', typeof version === 'string' ? version : API_VERSION).header('cache-control', 'no-cache, no-store');
       });
       registerIdempotency(api, ctx.db);
-      for (const routes of [customerRoutes, checkoutSessionRoutes, subscriptionRoutes, eventRoutes, catalogRoutes]) await api.register(routes(ctx));
+      for (const routes of [customerRoutes, checkoutSessionRoutes, subscriptionRoutes, eventRoutes, catalogRoutes, billingPortalRoutes]) await api.register(routes(ctx));
     },
     { prefix: '/v1' },
   );
