@@ -18,6 +18,7 @@ import { createStripePayments } from './adapters/payments/stripe-payments.ts';
 import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from './dev/identity-provider.ts';
 import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
 import { billingPages } from './dev/billing-pages.ts';
+import { billingPortalPages } from './dev/billing-portal-pages.ts';
 import { startEmbeddedSimulator } from './dev/embedded-simulator.ts';
 import { CheckoutService } from './domain/billing/checkout-service.ts';
 import { PortalService } from './domain/billing/portal-service.ts';
@@ -92,6 +93,7 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
     http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit },
     devRoutes: [...identity.devRoutes, ...(simulator ? [billingPages(store, policy)] : [])],
   };
+  if (simulator) services.devRoutes.push(billingPortalPages(services.portal, services.verifier, simulator.url));
   return {
     services,
     db,

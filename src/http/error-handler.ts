@@ -42,6 +42,9 @@ function renderDomain(error: DomainError): Rendered {
   }
 }
 
+/** The status the catalogue gives a domain error, for pages that answer in HTML rather than JSON. */
+export const statusOf = (error: DomainError): number => renderDomain(error).status;
+
 function render(error: FastifyError, input: unknown): Rendered | null {
   if (error instanceof DomainError) return renderDomain(error);
   if (error instanceof JsonBodyError) return { status: 422, detail: [jsonDecodeError(error.position, error.reason)] };
