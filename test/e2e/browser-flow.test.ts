@@ -6,24 +6,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import Stripe from 'stripe';
 import { loadConfig } from '../../src/config.ts';
-import { devIssuerUrl, loadOrCreateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
+import { devToken, launchChromium, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs once, in the PGlite half' }, () => {
   let service: ServiceProcess;
@@ -34,7 +23,7 @@ describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs on
     dataDir = await mkdtemp(join(tmpdir(), 'billing-e2e-'));
     env = { DATA_DIR: dataDir, PORT: String(await freePort()), PAYMENTS_SIMULATOR_PORT: String(await freePort()), DATABASE_URL: '', NODE_ENV: 'development' };
     service = await startServiceProcess(env);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -45,9 +34,7 @@ describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs on
   test('pay in the browser, get the paid tier, cancel, back to free', async () => {
     const started = performance.now();
     const config = loadConfig({ ...env });
-    const token = await signToken(await loadOrCreateSigningKey(dataDir), {
-      sub: 'browser-user', email: 'browser@example.com', issuer: devIssuerUrl(config.host, config.port), audience: config.identity.audience,
-    });
+    const token = await devToken(env, 'browser-user', 'browser@example.com');
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const me = async () => ((await (await fetch(`${service.url}/api/v1/users/me`, { headers })).json()) as { tier: string }).tier;
     assert.equal(await me(), 'free');
