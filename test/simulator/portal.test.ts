@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
+import { Documents } from '../../src/dev/payments-simulator/store.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
 
@@ -127,6 +128,18 @@ describe(`billing portal in the simulator (${databaseLabel})`, () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(stack.receiver.events.length, start, 'no event sent');
     assert.equal((await stack.stripe.subscriptions.retrieve(theirs.subscription)).status, 'active');
+  });
+
+  test('a session an hour old is expired: the page says so, links back and changes nothing', async () => {
+    const { subscription, portal } = await subscribed('portal-late');
+    const docs = new Documents(stack.database.db);
+    const stored = (await docs.require<Stripe.BillingPortal.Session>('billing_portal.session', portal.id)).data;
+    await docs.save('billing_portal.session', { ...stored, created: stored.created - 3_601 });
+    const page = await fetch(portal.url);
+    assert.equal(page.status, 410);
+    assert.match(await page.text(), /expired[\s\S]*href="https:\/\/app\.example\.test\/billing"/);
+    assert.equal((await press(portal.url, 'cancel-now', { subscription })).status, 410);
+    assert.equal((await stack.stripe.subscriptions.retrieve(subscription)).status, 'active');
   });
 
   test('the API refuses what Stripe refuses: no customer, an unknown one, a return_url that is not a URL', async () => {

@@ -30,17 +30,18 @@ function gone(reply: FastifyReply, status: number, message: string, session?: Se
 
 export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
-    /** The session if it can still be used; otherwise the reply already sent. */
-    async function usable(id: string, reply: FastifyReply): Promise<Session | FastifyReply> {
+    /** The session if it can still be used; otherwise null, with the page saying why already sent. */
+    async function usable(id: string, reply: FastifyReply): Promise<Session | null> {
       const session = (await ctx.docs.get<Session>('billing_portal.session', id))?.data;
-      if (session === undefined) return gone(reply, 404, 'No such billing portal session.');
-      if (session.created + SESSION_SECONDS < nowSeconds()) return gone(reply, 410, 'This portal session has expired. Open the portal again from the merchant.', session);
-      return session;
+      if (session === undefined) gone(reply, 404, 'No such billing portal session.');
+      else if (session.created + SESSION_SECONDS < nowSeconds()) gone(reply, 410, 'This portal session has expired. Open the portal again from the merchant.', session);
+      else return session;
+      return null;
     }
 
     app.get<{ Params: { id: string }; Querystring: { notice?: string } }>('/p/session/:id', async (request, reply) => {
       const session = await usable(request.params.id, reply);
-      if (!('object' in session)) return session;
+      if (session === null) return reply;
       const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data;
       const subscriptions = (await ctx.docs.list<Stripe.Subscription>('subscription', { customer: customer.id }, { limit: 20 })).data.map((r) => r.data).filter((s) => !ENDED.includes(s.status));
       const prices = (await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })).data.map((r) => r.data).reverse();
@@ -53,7 +54,7 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
     app.post<{ Params: { id: string; action: string } }>('/p/session/:id/:action', async (request, reply) => {
       if (crossSite(request)) return sendPage(reply, 403, 'Forbidden', html`<main><p>Cross-site form posts are refused.</p></main>`);
       const session = await usable(request.params.id, reply);
-      if (!('object' in session)) return session;
+      if (session === null) return reply;
       const form = (request.body ?? {}) as FormObject;
       const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
       const { action } = request.params;
