@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import type { CheckoutService } from './domain/billing/checkout-service.ts';
+import type { PortalService } from './domain/billing/portal-service.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
@@ -19,6 +20,7 @@ import { answerClientError } from './http/client-errors.ts';
 import { AccessLog } from './http/access-log.ts';
 import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
+import { portalRoutes } from './http/routes/portal.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { metricsRoutes, observeRequests } from './http/routes/metrics.ts';
 import { usersRoutes } from './http/routes/users.ts';
@@ -30,6 +32,7 @@ export interface Services {
   verifier: TokenVerifier;
   users: UserService;
   checkout: CheckoutService;
+  portal: PortalService;
   webhooks: WebhookService;
   payments: PaymentsProvider;
   metrics: PrometheusMetrics;
@@ -77,13 +80,14 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
   if (services.http.corsOrigins.length > 0) await app.register(cors, { origin: services.http.corsOrigins });
-  // Limits are declared per route (checkout); nothing is limited by default.
+  // Limits are declared per route (checkout, portal); nothing is limited by default.
   await app.register(rateLimit, { global: false });
 
   await app.register(healthRoutes(services.checkReady));
   await app.register(metricsRoutes(services.metrics));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
   await app.register(checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
+  await app.register(portalRoutes(services.portal, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });
   for (const plugin of services.devRoutes) await app.register(plugin);
   return app;

@@ -19,8 +19,10 @@ import { createStripePayments } from './adapters/payments/stripe-payments.ts';
 import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from './dev/identity-provider.ts';
 import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
 import { billingPages } from './dev/billing-pages.ts';
+import { billingPortalPages } from './dev/billing-portal-pages.ts';
 import { startEmbeddedSimulator } from './dev/embedded-simulator.ts';
 import { CheckoutService } from './domain/billing/checkout-service.ts';
+import { PortalService } from './domain/billing/portal-service.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import { UserService } from './domain/users/user-service.ts';
@@ -81,6 +83,7 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
     verifier: createCachedVerifier(identity.verifier),
     users: new UserService(store, policy),
     checkout: new CheckoutService(store, payments, config, metrics),
+    portal: new PortalService(store, payments, config),
     webhooks: new WebhookService(createEventLedger(db), store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger, metrics),
     payments,
     metrics,
@@ -91,6 +94,7 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
     http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit },
     devRoutes: [...identity.devRoutes, ...(simulator ? [billingPages(store, policy)] : [])],
   };
+  if (simulator) services.devRoutes.push(billingPortalPages(services.portal, services.verifier, simulator.url));
   return {
     services,
     db,

@@ -1,20 +1,23 @@
 // The pages the embedded defaults send a buyer back to (APP_URL is the service itself): they say
-// what happened and, once the webhook has arrived, the new tier.
+// what happened and, once the webhook has arrived, the new tier; each links to the billing page
+// (where the portal opens, billing-portal-pages.ts), the simulator's dashboard and the API docs.
 import type { FastifyPluginAsync } from 'fastify';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
 import type { Store } from '../domain/ports/store.ts';
 import { escapeHtml } from './payments-simulator/pages/layout.ts';
 
+const LINKS = `<p class="links"><a href="/billing">Manage your subscription</a> · <a href="/billing/dashboard">Payments simulator dashboard</a> · <a href="/docs">API docs</a></p>`;
 
-function page(title: string, body: string, refresh = false): string {
+export function page(title: string, body: string, refresh = false): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 ${refresh ? '<meta http-equiv="refresh" content="2">' : ''}
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
-h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}.links{margin-top:2rem;font-size:.9rem}
+input{width:100%;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}${LINKS}</body></html>`;
 }
 
-const HEADERS = {
+export const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
   'x-frame-options': 'DENY',

@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'invalid_token'
   | 'invalid_redirect_url'
   | 'subscription_active'
+  | 'nothing_to_manage'
   | 'invalid_signature'
   | 'payload_too_large'
   | 'payments_unavailable'

@@ -25,6 +25,7 @@ function renderDomain(error: DomainError): Rendered {
       return { status: 422, detail: [fieldError(field, 'url_not_allowed', error.message, input)] };
     }
     case 'subscription_active':
+    case 'nothing_to_manage':
       return { status: 409, detail: error.message };
     case 'invalid_signature':
       return { status: 400, detail: error.message };
@@ -42,6 +43,9 @@ function renderDomain(error: DomainError): Rendered {
     }
   }
 }
+
+/** The status the catalogue gives a domain error, for pages that answer in HTML rather than JSON. */
+export const statusOf = (error: DomainError): number => renderDomain(error).status;
 
 function render(error: FastifyError, input: unknown): Rendered | null {
   if (error instanceof DomainError) return renderDomain(error);

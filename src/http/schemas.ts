@@ -27,6 +27,16 @@ export const CheckoutResponseSchema = Type.Object(
   { $id: 'CheckoutResponse', additionalProperties: false },
 );
 
+export const PortalRequestSchema = Type.Object(
+  { return_url: Type.Optional(Type.String({ description: 'Where the portal\'s "Return" link leads; default APP_URL/billing' })) },
+  { $id: 'PortalRequest' },
+);
+
+export const PortalResponseSchema = Type.Object(
+  { url: Type.String({ description: 'Address of the billing portal session' }) },
+  { $id: 'PortalResponse', additionalProperties: false },
+);
+
 export const ValidationErrorSchema = Type.Object(
   {
     loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
@@ -51,6 +61,8 @@ export const NAMED_SCHEMAS = [
   UserSchema,
   CheckoutRequestSchema,
   CheckoutResponseSchema,
+  PortalRequestSchema,
+  PortalResponseSchema,
   ValidationErrorSchema,
   HTTPValidationErrorSchema,
   ErrorDetailSchema,
@@ -61,3 +73,18 @@ export const ref = (id: string) => ({ $ref: `${id}#` });
 
 /** The 401 answers every authenticated operation can give. */
 export const AUTH_RESPONSES = { 401: ref('ErrorDetail') };
+
+/** Every answer of an authenticated billing operation that takes a JSON body and calls the provider. */
+export const billingResponses = (success: string) => ({
+  200: ref(success),
+  400: ref('ErrorDetail'),
+  ...AUTH_RESPONSES,
+  409: ref('ErrorDetail'),
+  413: ref('ErrorDetail'),
+  415: ref('ErrorDetail'),
+  422: ref('HTTPValidationError'),
+  429: ref('ErrorDetail'),
+  500: ref('ErrorDetail'),
+  502: ref('ErrorDetail'),
+  503: ref('ErrorDetail'),
+});

@@ -24,7 +24,7 @@ describe(`every answer is documented (${databaseLabel})`, () => {
   /** Runs `work` while the database or the provider fails, then puts them back. */
   async function during<T>(fault: Fault, work: () => Promise<T>): Promise<T> {
     const target = (fault === 'provider down' ? t.composition.services.payments : t.composition.db) as unknown as Record<string, unknown>;
-    const methods = fault === 'provider down' ? (['createCustomer', 'retrieveSubscription'] satisfies (keyof PaymentsProvider)[]) : ['query', 'transaction'];
+    const methods = fault === 'provider down' ? (['createCustomer', 'retrieveSubscription', 'createPortalSession'] satisfies (keyof PaymentsProvider)[]) : ['query', 'transaction'];
     const failure = () =>
       fault === 'database down' ? new DatabaseUnavailableError(new Error('connect ECONNREFUSED')) : fault === 'statement fails' ? new Error('relation "users" does not exist') : new DomainError('payments_unavailable', 'Payment provider unavailable');
     const saved = methods.map((name) => [name, target[name]] as const);
@@ -88,6 +88,52 @@ describe(`every answer is documented (${databaseLabel})`, () => {
     });
     test('500 when a statement fails', async () => {
       assert.equal((await during('statement fails', () => checkout('status-500'))).statusCode, 500);
+    });
+  });
+
+  describe('POST /api/v1/billing/portal', () => {
+    const portal = async (sub: string, payload: string = '{}', headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/billing/portal', headers: { ...bearer(await t.token(sub)), ...headers }, payload });
+    /** A user with a provider customer, as after a first checkout. */
+    const customer = async (sub: string) => {
+      const user = await t.composition.services.store.users.upsertByIdpId(sub, `${sub}@example.com`);
+      await t.composition.services.store.users.linkCustomer(user.id, (await t.composition.services.payments.createCustomer({ userId: user.id, email: user.email }, `customer:${user.id}`)));
+      return sub;
+    };
+    test('200 for a user with a customer', async () => {
+      assert.equal((await portal(await customer('portal-200'))).statusCode, 200);
+    });
+    test('400 when the body does not match its Content-Length', async () => {
+      assert.equal((await portal('portal-400', '{"return_url":1}', { 'content-type': 'application/json', 'content-length': '2' })).statusCode, 400);
+    });
+    test('401 without a token', async () => {
+      assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/billing/portal', payload: {} })).statusCode, 401);
+    });
+    test('409 for a user without a customer', async () => {
+      assert.equal((await portal('portal-409')).statusCode, 409);
+    });
+    test('413 for a body over the limit', async () => {
+      assert.equal((await portal('portal-413', JSON.stringify({ return_url: 'x'.repeat(70_000) }))).statusCode, 413);
+    });
+    test('415 for a body that is not JSON', async () => {
+      assert.equal((await portal('portal-415', 'return_url=x', { 'content-type': 'application/x-www-form-urlencoded' })).statusCode, 415);
+    });
+    test('422 for an invalid body', async () => {
+      assert.equal((await portal('portal-422', '{"return_url":5}')).statusCode, 422);
+    });
+    test('429 over the per-user rate limit, counted apart from checkout', async () => {
+      const sub = await customer('portal-429');
+      assert.equal((await checkout(sub)).statusCode, 200);
+      const statuses = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await portal(sub)).statusCode);
+      assert.deepEqual(statuses, [200, 200, 429]);
+    });
+    test('502 while the payment provider is down', async () => {
+      const sub = await customer('portal-502');
+      assert.equal((await during('provider down', () => portal(sub))).statusCode, 502);
+    });
+    test('503 while the database is down', async () => {
+      assert.equal((await during('database down', () => portal('portal-503'))).statusCode, 503);
     });
   });
 

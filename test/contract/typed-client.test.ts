@@ -33,6 +33,13 @@ export const invalid: Checkout['responses'][422]['content']['application/json'] 
 // @ts-expect-error a validation error's loc holds strings and integers only
 export const badLoc: components['schemas']['ValidationError'] = { loc: [true], msg: 'm', type: 't' };
 
+type Portal = paths['/api/v1/billing/portal']['post'];
+export const portalRequest: NonNullable<Portal['requestBody']>['content']['application/json'] = { return_url: 'https://app.example.com/account' };
+export const portalUrl: Portal['responses'][200]['content']['application/json']['url'] = 'https://billing.example.com/p/session/1';
+export const nothingYet: Portal['responses'][409]['content']['application/json'] = { detail: 'There is nothing to manage yet' };
+// @ts-expect-error return_url is a string
+export const numericReturn: NonNullable<Portal['requestBody']>['content']['application/json'] = { return_url: 5 };
+
 export const event: paths['/api/v1/webhooks/payments']['post']['responses'][200]['content']['application/json'] = { status: 'processed' };
 `;
 

@@ -1,29 +1,25 @@
 // The whole flow a person goes through, in a real browser, on `npm start`'s embedded defaults
 // (PGlite, development identity provider, payment simulator): token -> free -> checkout ->
-// the simulator's page -> Pay -> the paid tier -> cancel at the provider -> free again.
+// the simulator's page -> Pay -> the paid tier -> cancel at the provider -> free again. And
+// self-service: Pay -> pro -> /billing opens the portal -> switch to Team -> team -> cancel at
+// period end -> still team -> renew (resume) -> cancel at period end again and end the period from
+// the simulator's dashboard -> free; Resend there gets `duplicate`. Every change reaches the
+// service only as signed webhooks. Screenshots of the portal are kept under test-artifacts/portal/.
+// One service for both: under load, two starting at once took longer than the start's bound.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import Stripe from 'stripe';
 import { loadConfig } from '../../src/config.ts';
-import { devIssuerUrl, loadOrCreateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
+import { devToken, launchChromium, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const ARTIFACTS = new URL('../../test-artifacts/portal/', import.meta.url).pathname;
 
 describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs once, in the PGlite half' }, () => {
   let service: ServiceProcess;
@@ -34,7 +30,8 @@ describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs on
     dataDir = await mkdtemp(join(tmpdir(), 'billing-e2e-'));
     env = { DATA_DIR: dataDir, PORT: String(await freePort()), PAYMENTS_SIMULATOR_PORT: String(await freePort()), DATABASE_URL: '', NODE_ENV: 'development' };
     service = await startServiceProcess(env);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
+    await mkdir(ARTIFACTS, { recursive: true });
   });
   after(async () => {
     await browser?.close();
@@ -45,9 +42,7 @@ describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs on
   test('pay in the browser, get the paid tier, cancel, back to free', async () => {
     const started = performance.now();
     const config = loadConfig({ ...env });
-    const token = await signToken(await loadOrCreateSigningKey(dataDir), {
-      sub: 'browser-user', email: 'browser@example.com', issuer: devIssuerUrl(config.host, config.port), audience: config.identity.audience,
-    });
+    const token = await devToken(env, 'browser-user', 'browser@example.com');
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const me = async () => ((await (await fetch(`${service.url}/api/v1/users/me`, { headers })).json()) as { tier: string }).tier;
     assert.equal(await me(), 'free');
@@ -71,5 +66,54 @@ describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs on
     await stripe.subscriptions.cancel(String(session.subscription));
     assert.equal(await until(me, (tier) => tier === 'free'), 'free');
     console.log(`# browser flow took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  });
+
+  test('pay, open the portal from /billing, switch, cancel, resume, end the period', async () => {
+    const token = await devToken(env, 'portal-user', 'portal@example.com');
+    const me = async () => ((await (await fetch(`${service.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { tier: string }).tier;
+    const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    /** Clicks a portal button and waits for the page it lands on, with its notice. */
+    const press = async (page: Page, name: RegExp) => {
+      await Promise.all([page.waitForURL(/notice=/, { waitUntil: 'load' }), page.getByRole('button', { name }).first().click()]);
+      return (await page.textContent('.notice')) ?? '';
+    };
+
+    const checkout = await fetch(`${service.url}/api/v1/billing/checkout`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    const page = await browser.newPage();
+    await page.goto(((await checkout.json()) as { url: string }).url);
+    await Promise.all([page.waitForURL(/\/billing\/success/, { waitUntil: 'commit' }), page.getByRole('button', { name: /pay/i }).click()]);
+    await page.waitForSelector('#tier', { timeout: 60_000 });
+    assert.equal(await page.textContent('#tier'), 'pro');
+
+    await page.getByRole('link', { name: 'Manage your subscription' }).click();
+    await page.fill('#token', token);
+    await Promise.all([page.waitForURL(/\/p\/session\/bps_/), page.getByRole('button', { name: 'Open the billing portal' }).click()]);
+    assert.equal(await page.textContent('.plan'), 'Pro');
+    await shot(page, '1-portal-pro');
+
+    assert.match(await press(page, /Switch to Team/), /Switched to Team[\s\S]*customer\.subscription\.updated \(delivered\)[\s\S]*invoice\.paid \(delivered\)/);
+    assert.equal(await page.textContent('.plan'), 'Team');
+    assert.equal(await until(me, (tier) => tier === 'team'), 'team');
+    await shot(page, '2-portal-team');
+
+    assert.match(await press(page, /Cancel at period end/), /will be canceled at the end of the period[\s\S]*\(delivered\)/);
+    assert.equal(await me(), 'team', 'paid until the period ends');
+    await shot(page, '3-portal-canceling');
+
+    assert.match(await press(page, /Renew subscription/), /cancellation was withdrawn[\s\S]*\(delivered\)/);
+    assert.equal(await me(), 'team');
+    assert.match(await press(page, /Cancel at period end/), /will be canceled/);
+    const subscription = await page.getAttribute('.subscription', 'data-subscription');
+    await shot(page, '4-portal-canceling-again');
+
+    await Promise.all([page.waitForURL(`${service.url}/billing`), page.getByRole('link', { name: /Return to/ }).click()]);
+    await Promise.all([page.waitForURL(/:\d+\/$/), page.getByRole('link', { name: 'Payments simulator dashboard' }).click()]);
+    await Promise.all([page.waitForURL(/notice=/), page.click(`form[action="/dashboard/subscriptions/${subscription}/renew"] button`)]);
+    assert.match((await page.textContent('.notice')) ?? '', /The period ended and the subscription is now canceled/);
+    assert.equal(await until(me, (tier) => tier === 'free'), 'free');
+
+    await Promise.all([page.waitForURL(/notice=/), page.locator('tr[data-event] button', { hasText: 'Resend' }).first().click()]);
+    assert.match((await page.textContent('.notice')) ?? '', /same event id\): the service answered 200 \{"status":"duplicate"\}/);
+    await shot(page, '5-dashboard');
   });
 });

@@ -1,4 +1,4 @@
-// /openapi.json names the interface document's schemas and describes the three operations;
+// /openapi.json names the interface document's schemas and describes the four operations;
 // /docs serves a page; /healthz and /readyz answer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -11,16 +11,22 @@ describe('OpenAPI document, docs and health', () => {
   });
   after(() => t.close());
 
-  test('the document lists the named schemas and the three operations', async () => {
+  test('the document lists the named schemas and the four operations', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(response.statusCode, 200);
     const document = response.json();
-    for (const name of ['User', 'CheckoutRequest', 'CheckoutResponse', 'HTTPValidationError', 'ValidationError']) {
+    for (const name of ['User', 'CheckoutRequest', 'CheckoutResponse', 'PortalRequest', 'PortalResponse', 'HTTPValidationError', 'ValidationError']) {
       assert.ok(document.components.schemas[name], `schema ${name}`);
     }
     assert.ok(document.paths['/api/v1/users/me'].get);
     assert.ok(document.paths['/api/v1/billing/checkout'].post);
     assert.ok(document.paths['/api/v1/webhooks/payments'].post);
+    const portal = document.paths['/api/v1/billing/portal'].post;
+    assert.equal(portal.operationId, 'createPortalSession');
+    assert.deepEqual(portal.security, [{ bearerAuth: [] }]);
+    assert.equal(portal.requestBody.content['application/json'].schema.$ref, '#/components/schemas/PortalRequest');
+    assert.equal(portal.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/PortalResponse');
+    for (const status of ['401', '409', '422', '429', '502']) assert.ok(portal.responses[status], `portal ${status}`);
     assert.equal(document.paths['/api/v1/users/me'].get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/User');
     assert.deepEqual(Object.keys(document.paths['/api/v1/billing/checkout'].post.requestBody.content['application/json'].schema), ['$ref']);
   });

@@ -1,4 +1,5 @@
-// Logs never carry credentials: after a whole flow (profile, checkout, payment, signed webhooks)
+// Logs never carry credentials: after a whole flow (profile, checkout, payment, signed webhooks,
+// the billing portal by the API and by the development /billing form, which posts the token)
 // the service's log holds no bearer token, no API key and no webhook secret or signature, while
 // it does hold the requests themselves (so the grep is not vacuous).
 import assert from 'node:assert/strict';
@@ -31,11 +32,15 @@ describe('log redaction over a full flow', { skip: onPostgres && 'runs once, in 
     const tier = async () => ((await (await fetch(`${service.url}/api/v1/users/me`, { headers })).json()) as { tier: string }).tier;
     for (let i = 0; i < 50 && (await tier()) !== 'pro'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(await tier(), 'pro');
+    assert.equal((await fetch(`${service.url}/api/v1/billing/portal`, { method: 'POST', headers, body: '{}' })).status, 200);
+    const form = { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }).toString() } as const;
+    assert.equal((await fetch(`${service.url}/billing/portal`, form)).status, 303);
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const log = service.output.join('\n');
     assert.match(log, /\/api\/v1\/webhooks\/payments/);
     assert.match(log, /\/api\/v1\/billing\/checkout/);
+    assert.match(log, /"url":"\/billing\/portal"/);
     for (const secret of [token, token.split('.')[2]!, SIMULATOR_API_KEY, SIMULATOR_WEBHOOK_SECRET]) {
       assert.ok(!log.includes(secret), `log leaks ${secret.slice(0, 12)}…`);
     }

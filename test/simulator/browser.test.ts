@@ -62,7 +62,7 @@ describe('simulator pages in a browser', { skip }, () => {
     await page.goto(`${simulator.url}/`);
     await page.click(`form[action="/dashboard/subscriptions/${subscription}/renew"] button`);
     await page.waitForSelector('.notice');
-    assert.match((await page.textContent('.notice')) ?? '', /now active[\s\S]*invoice\.paid \(delivered\)/);
+    assert.match((await page.textContent('.notice')) ?? '', /Payment of \$15\.00 succeeded[\s\S]*invoice\.paid \(delivered\)/);
     assert.equal(receiver.events.at(-1)!.type, 'customer.subscription.updated');
     await page.close();
   });

@@ -96,5 +96,7 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
         const events = await stripe.events.list({ delivery_success: false, limit: 100 }).autoPagingToArray({ limit: 10_000 });
         return events.reverse().map(toPaymentEvent);
       }),
+    createPortalSession: ({ customerId, returnUrl }) =>
+      call('billingPortal.sessions.create', async () => ({ url: (await stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl })).url })),
   };
 }

@@ -25,8 +25,11 @@ export interface Delivery {
   readonly leaseMs: number;
   /** Sends these events now, in order; resolves once each had its attempt. */
   dispatch(events: readonly EventRef[]): Promise<void>;
-  /** Makes an event due again now (the dashboard's "Resend"). */
-  resend(eventId: string): Promise<void>;
+  /**
+   * Sends an event again now, delivered or not, with the same id (the dashboard's "Resend", as
+   * `stripe events resend`); resolves with the endpoint's answer ("200 {...}"), null if none yet.
+   */
+  resend(eventId: string): Promise<string | null>;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -148,8 +151,10 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       }
     },
     async resend(eventId) {
-      await db.query('UPDATE sim_events SET next_attempt_at = $2 WHERE id = $1 AND delivered_at IS NULL', [eventId, Date.now()]);
-      run();
+      await db.query('UPDATE sim_events SET delivered_at = NULL, next_attempt_at = $2 WHERE id = $1', [eventId, Date.now()]);
+      await claim(eventId);
+      const [row] = await db.query<{ last_response: string | null }>('SELECT last_response FROM sim_events WHERE id = $1', [eventId]);
+      return row?.last_response ?? null;
     },
     async start() {
       // Whatever is pending (never sent because the process stopped, or waiting for a retry) goes out now.

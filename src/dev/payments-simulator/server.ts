@@ -1,8 +1,9 @@
 // The simulator's own Fastify instance: form bodies only (as Stripe), Stripe's error shape and
 // Request-Id header, the API under /v1 (API key, Idempotency-Key) and the lifecycle controls under
-// /_sim (API key), and the pages a person uses (checkout, dashboard) without a key. The API calls
-// served are counted (call-counter.ts).
+// /_sim (API key), and the pages a person uses (checkout, billing portal, dashboard) without a key.
+// The API calls served are counted (call-counter.ts).
 import Fastify, { type FastifyInstance } from 'fastify';
+import { billingPortalRoutes } from './api/billing-portal.ts';
 import { catalogRoutes } from './api/catalog.ts';
 import { checkoutSessionRoutes } from './api/checkout-sessions.ts';
 import { controlRoutes } from './api/controls.ts';
@@ -19,6 +20,7 @@ import { newId } from './ids.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { checkoutPageRoutes } from './pages/checkout-page.ts';
 import { dashboardRoutes } from './pages/dashboard.ts';
+import { portalPageRoutes } from './pages/portal-page.ts';
 
 export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 256 * 1024, genReqId: () => newId('req_', 14) });
@@ -46,7 +48,7 @@ export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInst
       });
       calls.register(api);
       registerIdempotency(api, ctx.db);
-      for (const routes of [customerRoutes, checkoutSessionRoutes, subscriptionRoutes, eventRoutes, catalogRoutes]) await api.register(routes(ctx));
+      for (const routes of [customerRoutes, checkoutSessionRoutes, subscriptionRoutes, eventRoutes, catalogRoutes, billingPortalRoutes]) await api.register(routes(ctx));
     },
     { prefix: '/v1' },
   );
@@ -59,6 +61,7 @@ export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInst
   );
   await app.register(checkoutPageRoutes(ctx));
   await app.register(dashboardRoutes(ctx));
+  await app.register(portalPageRoutes(ctx));
   app.get('/favicon.ico', async (_request, reply) => reply.status(204).send());
   return app;
 }

@@ -3,7 +3,7 @@
 import type { SqlClient, SqlParam } from '../../adapters/database/sql-client.ts';
 import { invalidParam, noSuch } from './errors.ts';
 
-export type SimType = 'customer' | 'product' | 'price' | 'checkout.session' | 'subscription' | 'invoice';
+export type SimType = 'customer' | 'product' | 'price' | 'checkout.session' | 'subscription' | 'invoice' | 'billing_portal.session' | 'payment_method';
 export type Extra = Record<string, unknown>;
 export interface Stored<T> {
   data: T;
@@ -21,6 +21,8 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
     case 'checkout.session':
       return [field(doc, 'customer'), field(doc, 'status'), field(doc, 'subscription')];
     case 'subscription':
+    case 'billing_portal.session':
+    case 'payment_method':
       return [field(doc, 'customer'), field(doc, 'status'), null];
     case 'invoice': {
       const parent = doc.parent as { subscription_details?: { subscription?: string } } | null;

@@ -1,10 +1,14 @@
 // Changes a person or the API makes to a subscription: cancel at period end (or undo it) and other
 // field updates emit customer.subscription.updated when something changed; cancel now ends it at
-// once (status canceled, customer.subscription.deleted).
+// once (status canceled, customer.subscription.deleted); a plan switch (the portal's) changes the
+// item's price, then bills the prorations at once (invoice.created, .finalized, .paid).
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
+import { planOf } from './objects/catalog.ts';
+import { takeInvoiceNumber } from './objects/customers.ts';
+import { buildProrationInvoice, earlierStages } from './objects/proration.ts';
 import { itemOf } from './objects/subscriptions.ts';
 import { ENDED, locked, update, type Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
@@ -59,5 +63,30 @@ export function cancelNow(ctx: SimContext, id: string, trigger: Trigger, details
     await unit.docs.save('subscription', canceled);
     await unit.emit('customer.subscription.deleted', canceled);
     return { subscription: canceled, invoice: null };
+  });
+}
+
+/** Moves the subscription's item to another price, keeping its period; refused while it is set to cancel. */
+export function switchPrice(ctx: SimContext, id: string, priceId: string, trigger: Trigger): Promise<Outcome<Changed>> {
+  return mutate(ctx, trigger, async (unit) => {
+    const before = await locked(unit, id);
+    if (ENDED.includes(before.status)) throw invalidParam(`Subscription ${id} is ${before.status}; its plan cannot change.`);
+    if (before.cancel_at_period_end) throw invalidParam(`Subscription ${id} is set to cancel at the end of its period; renew it before changing plans.`);
+    const item = itemOf(before);
+    if (item.price.id === priceId) throw invalidParam(`Subscription ${id} is already on price ${priceId}.`, 'price');
+    const price = (await unit.docs.require<Stripe.Price>('price', priceId, { param: 'price' })).data;
+    const customerId = typeof before.customer === 'string' ? before.customer : before.customer.id;
+    const taken = takeInvoiceNumber((await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })).data);
+    await unit.docs.save('customer', taken.customer);
+    const switched: Subscription = { ...before, items: { ...before.items, data: [{ ...item, price, plan: planOf(price) }] } };
+    const invoice = buildProrationInvoice(before, switched, taken.customer, nowSeconds(), taken.number);
+    const after: Subscription = { ...switched, latest_invoice: invoice.id };
+    await unit.docs.save('invoice', invoice);
+    await update(unit, before, after);
+    const { draft, open } = earlierStages(invoice);
+    await unit.emit('invoice.created', draft);
+    await unit.emit('invoice.finalized', open);
+    await unit.emit('invoice.paid', invoice);
+    return { subscription: after, invoice };
   });
 }

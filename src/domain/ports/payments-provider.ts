@@ -13,4 +13,6 @@ export interface PaymentsProvider {
   listSubscriptions(customerId: string): Promise<ProviderRead<ProviderSubscription[]>>;
   /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
   undeliveredEvents(): Promise<PaymentEvent[]>;
+  /** The address of a hosted billing-portal session where the customer manages their subscriptions. */
+  createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
 }

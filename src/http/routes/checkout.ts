@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { CheckoutInput, CheckoutService } from '../../domain/billing/checkout-service.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
-import { AUTH_RESPONSES, ref } from '../schemas.ts';
+import { perUserLimit } from '../per-user-limit.ts';
+import { billingResponses, ref } from '../schemas.ts';
 
 export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifier, perUserPerMinute: number): FastifyPluginAsync {
   return async (app) => {
@@ -14,23 +15,11 @@ export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifie
         tags: ['billing'],
         security: [{ bearerAuth: [] }],
         body: ref('CheckoutRequest'),
-        response: {
-          200: ref('CheckoutResponse'),
-          400: ref('ErrorDetail'),
-          ...AUTH_RESPONSES,
-          409: ref('ErrorDetail'),
-          413: ref('ErrorDetail'),
-          415: ref('ErrorDetail'),
-          422: ref('HTTPValidationError'),
-          429: ref('ErrorDetail'),
-          500: ref('ErrorDetail'),
-          502: ref('ErrorDetail'),
-          503: ref('ErrorDetail'),
-        },
+        response: billingResponses('CheckoutResponse'),
       },
       onRequest: authenticate(verifier),
       // Per user, after authentication; a checkout costs provider calls.
-      config: { rateLimit: { max: perUserPerMinute, timeWindow: 60_000, hook: 'preHandler', keyGenerator: (request) => `checkout:${request.principal.idpId}` } },
+      config: perUserLimit('checkout', perUserPerMinute),
       handler: (request) => checkout.start(request.principal, request.body),
     });
   };

@@ -1,5 +1,6 @@
-// Subscription invoices: one line for the item's period, linked to the subscription under
-// `parent.subscription_details` as the current API does (no top-level `subscription` field).
+// Subscription invoices: one line for the item's period (or the given lines, e.g. a plan switch's
+// prorations), linked to the subscription under `parent.subscription_details` as the current API
+// does (no top-level `subscription` field).
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
 import { decimal, tierTitle } from './catalog.ts';
@@ -8,28 +9,39 @@ import { itemOf } from './subscriptions.ts';
 export interface NewInvoice {
   subscription: Stripe.Subscription;
   customer: Stripe.Customer | null;
-  reason: 'subscription_create' | 'subscription_cycle';
+  reason: 'subscription_create' | 'subscription_cycle' | 'subscription_update';
   paid: boolean;
   at: number;
   number: string;
+  /** The invoice's lines when not the item's whole period (see proration.ts). */
+  lines?: (invoiceId: string) => Stripe.InvoiceLineItem[];
+}
+
+/** What a line bills when it is not the item's whole period at its price. */
+export interface LinePart {
+  price: Stripe.Price;
+  amount: number;
+  description: string;
+  period: { start: number; end: number };
 }
 
 function money(amount: number): string {
   return `$${(amount / 100).toFixed(2)}`;
 }
 
-function lineOf(invoiceId: string, subscription: Stripe.Subscription): Stripe.InvoiceLineItem {
+export function lineOf(invoiceId: string, subscription: Stripe.Subscription, part?: LinePart): Stripe.InvoiceLineItem {
   const item = itemOf(subscription);
+  const price = part?.price ?? item.price;
   const quantity = item.quantity ?? 1;
-  const amount = (item.price.unit_amount ?? 0) * quantity;
-  const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
-  const tier = item.price.lookup_key ?? product;
+  const amount = part?.amount ?? (price.unit_amount ?? 0) * quantity;
+  const product = typeof price.product === 'string' ? price.product : price.product.id;
+  const tier = price.lookup_key ?? product;
   return {
     id: newId('il_'),
     object: 'line_item',
     amount,
-    currency: item.price.currency,
-    description: `${quantity} × ${tierTitle(tier)} (at ${money(item.price.unit_amount ?? 0)} / month)`,
+    currency: price.currency,
+    description: part?.description ?? `${quantity} × ${tierTitle(tier)} (at ${money(price.unit_amount ?? 0)} / month)`,
     discount_amounts: [],
     discountable: true,
     discounts: [],
@@ -38,12 +50,12 @@ function lineOf(invoiceId: string, subscription: Stripe.Subscription): Stripe.In
     metadata: {},
     parent: {
       invoice_item_details: null,
-      subscription_item_details: { invoice_item: null, proration: false, proration_details: { credited_items: null }, subscription: subscription.id, subscription_item: item.id },
+      subscription_item_details: { invoice_item: null, proration: part !== undefined, proration_details: { credited_items: null }, subscription: subscription.id, subscription_item: item.id },
       type: 'subscription_item_details',
     },
-    period: { end: item.current_period_end, start: item.current_period_start },
+    period: part?.period ?? { end: item.current_period_end, start: item.current_period_start },
     pretax_credit_amounts: [],
-    pricing: { price_details: { price: item.price.id, product }, type: 'price_details', unit_amount_decimal: item.price.unit_amount_decimal },
+    pricing: { price_details: { price: price.id, product }, type: 'price_details', unit_amount_decimal: price.unit_amount_decimal },
     quantity,
     quantity_decimal: decimal(quantity),
     subscription: subscription.id,
@@ -54,18 +66,21 @@ function lineOf(invoiceId: string, subscription: Stripe.Subscription): Stripe.In
 
 export function buildInvoice(input: NewInvoice): Stripe.Invoice {
   const id = newId('in_');
-  const line = lineOf(id, input.subscription);
-  const total = line.amount;
+  const lines = input.lines?.(id) ?? [lineOf(id, input.subscription)];
+  const line = lines[0]!;
+  const total = lines.reduce((sum, each) => sum + each.amount, 0);
+  // A credit (a switch to a cheaper plan) is not charged: nothing is due.
+  const due = Math.max(0, total);
   return {
     id,
     object: 'invoice',
     account_country: 'US',
     account_name: 'Payments Simulator',
     account_tax_ids: null,
-    amount_due: total,
+    amount_due: due,
     amount_overpaid: 0,
-    amount_paid: input.paid ? total : 0,
-    amount_remaining: input.paid ? 0 : total,
+    amount_paid: input.paid ? due : 0,
+    amount_remaining: input.paid ? 0 : due,
     amount_shipping: 0,
     application: null,
     attempt_count: 1,
@@ -101,7 +116,7 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     issuer: { type: 'self' },
     last_finalization_error: null,
     latest_revision: null,
-    lines: { object: 'list', data: [line], has_more: false, url: `/v1/invoices/${id}/lines` },
+    lines: { object: 'list', data: lines, has_more: false, url: `/v1/invoices/${id}/lines` },
     livemode: false,
     metadata: {},
     next_payment_attempt: input.paid ? null : input.at + 3 * 86_400,

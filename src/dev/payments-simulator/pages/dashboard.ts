@@ -1,6 +1,7 @@
 // GET /: the simulator's dashboard for a person: where webhooks go, subscriptions with buttons for
 // what would otherwise take a month (renew, fail renewal, cancel at period end, cancel now),
-// open checkouts, customers, and recent events with their delivery state (and Resend).
+// open checkouts, customers, and recent events with what the service answered to each and a
+// Resend button (same event id, as `stripe events resend`). Notices say what happened in words.
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import { eventsReport, SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
@@ -8,7 +9,9 @@ import type { SimContext } from '../context.ts';
 import { StripeApiError } from '../errors.ts';
 import { AUTOMATIC } from '../events.ts';
 import { itemOf } from '../objects/subscriptions.ts';
+import { ENDED } from '../subscription-lifecycle.ts';
 import { crossSite, dateOf, header, html, money, sendPage, type Html } from './layout.ts';
+import { describeChange, describeEvents } from './notices.ts';
 
 const CLICK_WAIT_MS = 5_000;
 interface EventLine {
@@ -26,7 +29,7 @@ const button = (path: string, label: string, style = ''): Html =>
 
 function actionsFor(s: Stripe.Subscription): Html {
   const path = (action: string) => `/dashboard/subscriptions/${s.id}/${action}`;
-  if (s.status === 'canceled' || s.status === 'incomplete_expired') return html`<span class="muted">—</span>`;
+  if (ENDED.includes(s.status)) return html`<span class="muted">—</span>`;
   if (s.cancel_at_period_end) {
     return html`${button(path('renew'), 'End period')}${button(path('resume-at-period-end'), 'Keep subscription')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
   }
@@ -34,10 +37,33 @@ function actionsFor(s: Stripe.Subscription): Html {
   return html`${button(path('renew'), pastDue ? 'Payment succeeds' : 'Renew')}${button(path('fail-renewal'), pastDue ? 'Payment fails again' : 'Fail renewal')}${button(path('cancel-at-period-end'), 'Cancel at period end')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
 }
 
+/** "200 {...}" -> the status and the body the endpoint answered. */
+function answerOf(response: string): { status: string | null; body: string } {
+  const match = /^(\d{3})\s?([\s\S]*)$/.exec(response);
+  return match ? { status: match[1]!, body: match[2]! } : { status: null, body: response };
+}
+
 function deliveryOf(e: EventLine): Html {
-  if (e.delivered) return html`<span class="badge delivered">delivered</span>`;
-  const state = e.next_attempt_at === null ? html`<span class="badge failed">gave up</span>` : html`<span class="badge pending">pending</span>`;
-  return html`${state} <span class="muted">${e.attempts} attempt${e.attempts === 1 ? '' : 's'}${e.last_response ? `, last: ${e.last_response.slice(0, 80)}` : ''}</span> ${button(`/dashboard/events/${e.id}/resend`, 'Resend')}`;
+  const state = e.delivered
+    ? html`<span class="badge delivered">delivered</span>`
+    : e.next_attempt_at === null && e.attempts > 0
+      ? html`<span class="badge failed">gave up</span>`
+      : html`<span class="badge pending">pending</span>`;
+  const attempts = html`<span class="muted">${e.attempts} attempt${e.attempts === 1 ? '' : 's'}</span>`;
+  return html`${state} ${attempts}`;
+}
+
+function responseOf(e: EventLine): Html {
+  if (e.last_response === null) return html`<span class="muted">not sent yet</span>`;
+  const { status, body } = answerOf(e.last_response);
+  const ok = status !== null && status.startsWith('2');
+  return html`${status ? html`<span class="badge ${ok ? 'delivered' : 'failed'} status">${status}</span> ` : ''}<code class="answer">${body.slice(0, 160)}</code>`;
+}
+
+function statusOf(s: Stripe.Subscription): Html {
+  const badge = html`<span class="badge ${s.status}">${s.status.replace('_', ' ')}</span>`;
+  if (ENDED.includes(s.status)) return html`${badge}<br><span class="muted small">ended ${dateOf(s.ended_at)}</span>`;
+  return html`${badge}${s.cancel_at_period_end ? html`<br><span class="muted small">cancels at period end</span>` : ''}`;
 }
 
 export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
@@ -52,9 +78,10 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
       );
       const emailOf = new Map(customers.map((c) => [c.id, c.email ?? c.id]));
       const target = ctx.webhookUrl();
-      const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 300) : null;
+      const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 500) : null;
       const body = html`<main>
         ${header(`API ${ctx.baseUrl}/v1 · webhooks to ${target ?? 'nowhere yet (waiting for the service to listen)'}`)}
+        ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a></p>` : ''}
         ${notice ? html`<div class="notice">${notice}</div>` : ''}
         <h2>Subscriptions</h2>
         <table><tr><th>Subscription</th><th>Customer</th><th>Plan</th><th>Status</th><th>Current period</th><th>Actions</th></tr>
@@ -62,7 +89,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
           const item = itemOf(s);
           return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
             <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
-            <td><span class="badge ${s.status}">${s.status}</span>${s.cancel_at_period_end ? html`<br><span class="muted small">cancels at period end</span>` : ''}</td>
+            <td>${statusOf(s)}</td>
             <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s)}</td></tr>`;
         })}
         ${subscriptions.length === 0 ? html`<tr><td colspan="6" class="muted">None yet: pay a checkout session to create one.</td></tr>` : ''}</table>
@@ -75,9 +102,9 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         ${customers.map((c) => html`<tr><td><code>${c.id}</code></td><td>${c.email ?? '—'}</td><td>${c.name ?? '—'}</td><td class="small">${dateOf(c.created)}</td></tr>`)}
         ${customers.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
         <h2>Recent events</h2>
-        <table><tr><th>Created</th><th>Type</th><th>Event</th><th>Delivery</th></tr>
-        ${events.map((e) => html`<tr><td class="small">${dateOf(e.created)}</td><td>${e.type}</td><td><code>${e.id}</code></td><td class="small">${deliveryOf(e)}</td></tr>`)}
-        ${events.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
+        <table><tr><th>Created</th><th>Type</th><th>Event</th><th>Delivery</th><th>The service answered</th><th></th></tr>
+        ${events.map((e) => html`<tr data-event="${e.id}"><td class="small">${dateOf(e.created)}</td><td>${e.type}</td><td><code>${e.id}</code></td><td class="small">${deliveryOf(e)}</td><td class="small">${responseOf(e)}</td><td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td></tr>`)}
+        ${events.length === 0 ? html`<tr><td colspan="6" class="muted">None yet.</td></tr>` : ''}</table>
       </main>`;
       return sendPage(reply, 200, 'Payments Simulator', body);
     });
@@ -92,8 +119,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         try {
           const outcome = await action(ctx, request.params.id, AUTOMATIC);
           const report = await eventsReport(ctx, outcome, CLICK_WAIT_MS);
-          const sent = report.map((e) => `${e.type} (${e.delivered ? 'delivered' : 'pending'})`).join(', ');
-          notice = `${request.params.action} ${request.params.id}: now ${outcome.value.subscription.status}. ${sent ? `Events: ${sent}.` : 'Nothing changed.'}`;
+          notice = `${describeChange(request.params.action, outcome.value)} ${describeEvents(report)}`;
         } catch (error) {
           if (!(error instanceof StripeApiError)) throw error;
           notice = error.message;
@@ -104,8 +130,9 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
 
     app.post<{ Params: { id: string } }>('/dashboard/events/:id/resend', async (request, reply) => {
       if (crossSite(request)) return sendPage(reply, 403, 'Forbidden', html`<main><p>Cross-site form posts are refused.</p></main>`);
-      await ctx.delivery.resend(request.params.id);
-      return reply.redirect(`/?notice=${encodeURIComponent(`Sending ${request.params.id} again.`)}`, 303);
+      const answer = await ctx.delivery.resend(request.params.id);
+      const notice = answer === null ? `${request.params.id} will be sent again once the service listens.` : `Sent ${request.params.id} again (same event id): the service answered ${answer}.`;
+      return reply.redirect(`/?notice=${encodeURIComponent(notice)}`, 303);
     });
   };
 }

@@ -1,0 +1,65 @@
+// The portal's "Update card": a new (simulated) card becomes the customer's default payment method
+// and that of each live subscription, with the events Stripe sends: payment_method.attached,
+// customer.updated, then customer.subscription.updated per subscription whose default changed.
+import type Stripe from 'stripe';
+import { mutate, type Outcome, type SimContext } from './context.ts';
+import { invalidParam } from './errors.ts';
+import { previousAttributes, type Trigger } from './events.ts';
+import { newId } from './ids.ts';
+import { ENDED, locked, update } from './subscription-lifecycle.ts';
+import { nowSeconds } from './time.ts';
+
+/** Stripe's test cards a person may pick, by their last four digits. */
+export const TEST_CARDS: Record<string, { brand: string; label: string }> = {
+  '4242': { brand: 'visa', label: 'Visa' },
+  '4444': { brand: 'mastercard', label: 'Mastercard' },
+  '0005': { brand: 'amex', label: 'American Express' },
+};
+
+function buildCard(customer: Stripe.Customer, last4: string, brand: string): Stripe.PaymentMethod {
+  return {
+    id: newId('pm_'),
+    object: 'payment_method',
+    allow_redisplay: 'always',
+    billing_details: { address: null, email: customer.email, name: customer.name ?? null, phone: null, tax_id: null },
+    card: {
+      brand, checks: null, country: 'US', display_brand: brand, exp_month: 12, exp_year: 2034, funding: 'credit', generated_from: null,
+      last4, networks: { available: [brand], preferred: null }, regulated_status: 'unregulated', three_d_secure_usage: { supported: true }, wallet: null,
+    },
+    created: nowSeconds(),
+    customer: customer.id,
+    customer_account: null,
+    livemode: false,
+    metadata: {},
+    type: 'card',
+  };
+}
+
+export function updateCard(ctx: SimContext, customerId: string, last4: string, trigger: Trigger): Promise<Outcome<Stripe.PaymentMethod>> {
+  const card = TEST_CARDS[last4];
+  if (card === undefined) return Promise.reject(invalidParam(`Unknown test card ending ${last4}; use one of ${Object.keys(TEST_CARDS).join(', ')}.`, 'card'));
+  return mutate(ctx, trigger, async (unit) => {
+    const before = (await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })).data;
+    const method = buildCard(before, last4, card.brand);
+    await unit.docs.save('payment_method', method);
+    await unit.emit('payment_method.attached', method);
+    const after: Stripe.Customer = { ...before, invoice_settings: { ...before.invoice_settings, default_payment_method: method.id } };
+    await unit.docs.save('customer', after);
+    await unit.emit('customer.updated', after, previousAttributes(before, after));
+    const { data } = await unit.docs.list<Stripe.Subscription>('subscription', { customer: customerId }, { limit: 100 });
+    for (const { data: listed } of data) {
+      if (ENDED.includes(listed.status)) continue;
+      const subscription = await locked(unit, listed.id);
+      await update(unit, subscription, { ...subscription, default_payment_method: method.id });
+    }
+    return method;
+  });
+}
+
+/** The customer's card as the portal shows it: "Visa •••• 4242" (the checkout's card until one is added). */
+export async function cardLabel(ctx: SimContext, customer: Stripe.Customer): Promise<string> {
+  const id = customer.invoice_settings?.default_payment_method;
+  const method = typeof id === 'string' ? (await ctx.docs.get<Stripe.PaymentMethod>('payment_method', id))?.data : undefined;
+  const last4 = method?.card?.last4 ?? '4242';
+  return `${TEST_CARDS[last4]?.label ?? method?.card?.brand ?? 'Card'} •••• ${last4}`;
+}

@@ -1,0 +1,40 @@
+// What a click did, in the words a person uses ("Renewed until ...", "will be canceled on ..."),
+// for the dashboard's and the portal's notices, rather than internal action names and statuses.
+import type Stripe from 'stripe';
+import type { Changed } from '../subscription-lifecycle.ts';
+import { itemOf } from '../objects/subscriptions.ts';
+import { tierTitle } from '../objects/catalog.ts';
+import { dateOf, money } from './layout.ts';
+
+const planOf = (subscription: Stripe.Subscription): string => {
+  const { price } = itemOf(subscription);
+  return `${tierTitle(price.lookup_key ?? price.id)} (${money(price.unit_amount, price.currency)}/month)`;
+};
+
+/** One sentence for the change `action` made; `action` is a key of SUBSCRIPTION_ACTIONS or `switch`. */
+export function describeChange(action: string, { subscription, invoice }: Changed): string {
+  const periodEnd = dateOf(itemOf(subscription).current_period_end);
+  switch (action) {
+    case 'renew':
+      if (subscription.status === 'canceled') return 'The period ended and the subscription is now canceled.';
+      return `Payment of ${money(invoice?.amount_paid ?? 0, invoice?.currency ?? null)} succeeded: the subscription is active until ${periodEnd}.`;
+    case 'fail-renewal':
+      return `The renewal payment of ${money(invoice?.amount_due ?? 0, invoice?.currency ?? null)} failed: the subscription is past due.`;
+    case 'cancel-at-period-end':
+      return `The subscription will be canceled at the end of the period, on ${periodEnd}.`;
+    case 'resume-at-period-end':
+      return `The cancellation was withdrawn: the subscription renews as usual on ${periodEnd}.`;
+    case 'cancel-now':
+      return 'The subscription is canceled, as of now.';
+    case 'switch':
+      return `Switched to ${planOf(subscription)}; the prorated ${invoice && invoice.total < 0 ? 'credit' : 'difference'} of ${money(Math.abs(invoice?.total ?? 0), invoice?.currency ?? null)} was invoiced.`;
+    default:
+      return `Done: the subscription is ${subscription.status}.`;
+  }
+}
+
+/** "Events sent: a (delivered), b (not delivered yet)." or that nothing was sent. */
+export function describeEvents(events: readonly { type: string; delivered: boolean }[]): string {
+  if (events.length === 0) return 'Nothing changed, so no event was sent.';
+  return `Events sent: ${events.map((e) => `${e.type} (${e.delivered ? 'delivered' : 'not delivered yet'})`).join(', ')}.`;
+}
