@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 const SHUTDOWN_BOUND_MS = 10_000;
 
 export async function runWorker(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
-  const composition = await compose(config, { migrate: cluster.isPrimary }).catch(fail);
+  const composition = await compose(config, { worker: cluster.isWorker }).catch(fail);
   const app = await buildApp(composition.services, { logger: composition.logger });
   if (composition.migrationsApplied.length > 0) app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
 
@@ -23,7 +23,8 @@ export async function runWorker(config: Readonly<Config>, fail: (error: unknown)
 
   const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
   composition.setServiceUrl(address);
-  app.log.info(`database: ${config.database.kind === 'postgres' ? 'PostgreSQL' : (config.database.dataDir ?? 'embedded, in memory')}`);
+  const { database } = config;
+  app.log.info(`database: ${database.kind === 'postgres' ? 'PostgreSQL' : database.kind === 'embedded' ? `embedded PostgreSQL in ${database.dataDir}` : 'PGlite, in memory'}`);
   if (config.identity.kind === 'dev') {
     app.log.info('development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com');
   }
