@@ -69,7 +69,8 @@ describe(`sync-user (${databaseLabel})`, () => {
 
   test('the sync-user command prints the tier before and after', { skip: !onPostgres && 'needs PostgreSQL: a second process cannot open the in-memory PGlite' }, async () => {
     await payWhileUnreachable(t, 'sync-cli');
-    const run = await runCli(['sync-user', 'sync-cli'], t.env);
+    // The command reaches the simulator inside the service (here, the test's composition) by its port.
+    const run = await runCli(['sync-user', 'sync-cli'], { ...t.env, PAYMENTS_SIMULATOR_PORT: new URL(t.composition.simulatorUrl!).port });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^tier before: free$/m);
     assert.match(run.stdout, /^tier after: pro$/m);
