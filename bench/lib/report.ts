@@ -70,6 +70,8 @@ export function checkTargets(rows: Row[]): Target[] {
     const worst = serviceRows.reduce((a, b) => (b.m.rssMb > a.m.rssMb ? b : a));
     targets.push({ name: 'peak RSS <= 150 MB per process (service on PostgreSQL)', met: worst.m.rssMb <= 150, detail: `highest ${fixed(worst.m.rssMb, 0)} MB in ${worst.scenario} / ${worst.server}` });
   }
+  add('embedded default: peak RSS <= 250 MB (the serving process, start-up and S1)', find('S1', 'service embedded'), (r) => r.m.rssMb <= 250, (r) => r.m.notes.join('; '));
+  add('embedded default: S1 >= 0.8x the service on PostgreSQL', find('S1', 'service embedded'), (r) => rpsRatio(r) >= 0.8, comparison);
   add('WEB_CONCURRENCY=2: S1 >= 1.6x one process', find('S1', 'service x2'), (r) => rpsRatio(r) >= 1.6, (r) => `${fixed(rpsRatio(r), 2)}x req/s`);
   return targets;
 }
