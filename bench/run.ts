@@ -128,7 +128,9 @@ async function run(): Promise<void> {
   }
   if (only.has('embedded') && s1 !== undefined) {
     progress('S1: service on the embedded default (DATABASE_URL unset: embedded PostgreSQL under DATA_DIR)');
-    const embedded = await startService({ ...stack, dataDir: mkdtempSync(join(dataDir, 'embedded-')) }, { name: 'service embedded', databaseUrl: '' });
+    // A DATA_DIR of its own beside the other (as root, the embedded server's user must be able to enter it).
+    const embeddedDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
+    const embedded = await startService({ ...stack, dataDir: embeddedDir }, { name: 'service embedded', databaseUrl: '' });
     // VmHWM now is start-up's peak; watchUsage resets it for each round, so keep it apart.
     const startupPeakMb = peakRssMb(embedded.managed.child.pid!);
     await single(`${s1.scenario}, embedded`, embedded, s1Profile(ctx), s1);
@@ -137,6 +139,7 @@ async function run(): Promise<void> {
     const cluster = embeddedPostgresPids(embedded.managed.child.pid!);
     row.m.notes.push(`peak RSS ${row.m.rssMb.toFixed(0)} MB since start-up (start-up alone ${startupPeakMb.toFixed(0)} MB)`, `embedded PostgreSQL: ${cluster.length} processes, ${pssMb(cluster).toFixed(0)} MB PSS in all`);
     await embedded.stop();
+    rmSync(embeddedDir, { recursive: true, force: true });
   }
   rmSync(dataDir, { recursive: true, force: true });
 }
