@@ -4,6 +4,7 @@
 // naming that pid. A file whose pid is no longer alive was left by a killed owner (SIGKILL, a
 // crash) and is taken over. After writing, the owner reads the file back: of two processes
 // taking over the same stale file at once, the one whose pid is not in it refuses.
+import { readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -23,14 +24,24 @@ export interface DataDirOwnership {
 
 const ownerFile = (dataDir: string) => join(dataDir, 'owner.pid');
 
-/** Whether a process with this pid exists (also another user's). */
+/** An exited process nobody reaped (its parent gone, in a container whose pid 1 does not reap): Linux only. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] === 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a process with this pid runs (also another user's). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, but another user's
   }
+  return !isZombie(pid);
 }
 
 async function recordedPid(dataDir: string): Promise<number | null> {
