@@ -1,6 +1,6 @@
 // The composition root: the only place that chooses implementations (embedded PostgreSQL, PostgreSQL
 // or PGlite in memory, development issuer or real OIDC, simulator or Stripe) and wires them into the
-// services: the whole service (compose) or what an operator command needs (composeOperator).
+// services. What an operator command needs is composed in operator-composition.ts.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Services } from './app.ts';
@@ -21,13 +21,10 @@ import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from './dev/identity-
 import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
 import { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
-import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
-import type { Store } from './domain/ports/store.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import { UserService } from './domain/users/user-service.ts';
 import { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { createLogger } from './logger.ts';
-import { localOrigin } from './local-origin.ts';
 
 export interface Composition {
   services: Services;
@@ -125,55 +122,6 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
     async close() {
       await simulator?.close();
       await simulatorDb?.close();
-      await db.close();
-      await server.stop();
-    },
-  };
-}
-
-/** What an operator command works with: no HTTP server, simulator or identity provider. */
-export interface OperatorComposition {
-  db: Database;
-  store: Store;
-  logger: Logger;
-  /** The payment provider: Stripe, or the simulator inside the running service (refused when none runs). */
-  payments(): Promise<PaymentsProvider>;
-  webhooks(): Promise<WebhookService>;
-  close(): Promise<void>;
-}
-
-async function operatorPayments(config: Config, logger: Logger): Promise<PaymentsProvider> {
-  if (config.payments.kind === 'stripe') return createStripePayments(createStripeClient(config.payments.apiKey, config.payments.apiBase), logger);
-  const url = localOrigin(config.host, config.payments.simulatorPort);
-  const answers = await fetch(`${url}/favicon.ico`, { signal: AbortSignal.timeout(5_000) }).then(() => true, () => false);
-  if (!answers) throw new Error(`the payment simulator runs inside the service and nothing answers at ${url} (PAYMENTS_SIMULATOR_PORT): start the service (npm start), then run this again`);
-  return createStripePayments(createStripeClient(config.payments.apiKey, url), logger);
-}
-
-/**
- * For an operator command, on the running service's data: the embedded database of the service
- * that owns DATA_DIR while one runs (else this process serves it for the command's length), and the
- * service's payment simulator over HTTP.
- */
-export async function composeOperator(config: Config): Promise<OperatorComposition> {
-  const logger = createLogger(config.logLevel);
-  const server = await reachDatabase(config.database);
-  const { db } = await openMigratedDatabase(server.reach).catch(async (error: unknown) => {
-    await server.stop();
-    throw error;
-  });
-  const store = createStore(db);
-  const payments = () => operatorPayments(config, logger);
-  return {
-    db,
-    store,
-    logger,
-    payments,
-    async webhooks() {
-      const metrics = createPrometheusMetrics(() => db.poolStats());
-      return new WebhookService(store, createStripeWebhookVerifier(config.webhookSecrets), await payments(), config.payments, logger, metrics);
-    },
-    async close() {
       await db.close();
       await server.stop();
     },

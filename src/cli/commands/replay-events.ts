@@ -17,7 +17,7 @@ export const replayEventsCommand: Command = {
   positionals: [],
   async run(_input, io) {
     const config = cliConfig();
-    const [{ composeOperator }, { replayUndeliveredEvents }] = await Promise.all([import('../../composition.ts'), import('../../domain/webhooks/replay.ts')]);
+    const [{ composeOperator }, { replayUndeliveredEvents }] = await Promise.all([import('../../operator-composition.ts'), import('../../domain/webhooks/replay.ts')]);
     const composition = await composeOperator(config);
     try {
       const [payments, webhooks] = await Promise.all([composition.payments(), composition.webhooks()]);

@@ -13,7 +13,7 @@ export const setPlanCommand: Command = {
   positionals: ['idp_id', 'plan'],
   async run({ positionals: [idpId, plan] }, io) {
     const config = cliConfig();
-    const [{ composeOperator }, { setPlan }] = await Promise.all([import('../../composition.ts'), import('../../domain/billing/set-plan.ts')]);
+    const [{ composeOperator }, { setPlan }] = await Promise.all([import('../../operator-composition.ts'), import('../../domain/billing/set-plan.ts')]);
     const composition = await composeOperator(config);
     try {
       const change = await setPlan(composition.store.users, config.prices, idpId!, plan!);

@@ -15,7 +15,11 @@ export const syncUserCommand: Command = {
   positionals: ['idp_id'],
   async run({ positionals: [idpId] }, io) {
     const config = cliConfig();
-    const [{ composeOperator, tierPolicy }, { syncUser }] = await Promise.all([import('../../composition.ts'), import('../../domain/billing/sync-user.ts')]);
+    const [{ composeOperator }, { tierPolicy }, { syncUser }] = await Promise.all([
+      import('../../operator-composition.ts'),
+      import('../../composition.ts'),
+      import('../../domain/billing/sync-user.ts'),
+    ]);
     const composition = await composeOperator(config);
     try {
       const { store } = composition;
