@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase, databaseLabel, onPostgres, type TestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/free-port.ts';
 
 const listening = (port: number) =>
@@ -22,7 +22,7 @@ const listening = (port: number) =>
     socket.once('connect', () => socket.destroy());
   });
 
-describe(`npm start and signals (${databaseLabel})`, () => {
+describe(`npm start and signals (${onPostgres ? 'PostgreSQL' : 'embedded PostgreSQL'})`, () => {
   let database: TestDatabase;
   let dataDir: string;
   before(async () => {
