@@ -1,15 +1,15 @@
-// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,cluster,pglite] [--duration=SECONDS] [--profile] [--strict]
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
 // Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
 // payment simulator, the baseline and the service (production settings: node dist/server.mjs),
 // runs S1-S5 and S2b (a backlog of late events) against both one after the other, the replay
-// command over undelivered events, then S1 with WEB_CONCURRENCY=2 and S1 on PGlite, prints the
-// table and the targets, writes the JSON, and stops everything it started, whatever happens.
-// See bench/README.md.
+// command over undelivered events, then S1 with WEB_CONCURRENCY=2, on PGlite and on the embedded
+// default (no DATABASE_URL: the embedded PostgreSQL under DATA_DIR), prints the table and the
+// targets, writes the JSON, and stops everything it started, whatever happens. See bench/README.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkoutSub, openBenchDatabase, seed, userEmail, userSub, type BenchDatabase } from './lib/database.ts';
-import { stopAll } from './lib/processes.ts';
+import { embeddedPostgresPids, peakRssMb, pssMb, stopAll } from './lib/processes.ts';
 import { checkTargets, cpuPerThousand, REPLAY_SERVER, table, writeJson, type Row } from './lib/report.ts';
 import { combine, s1Profile, s2Deliveries, s3Redeliveries, s4FirstRequests, s5Checkout, type BenchContext, type Round, type Scenario, type Settings } from './lib/scenarios.ts';
 import { s2bBacklog } from './lib/backlog.ts';
@@ -22,7 +22,7 @@ const smoke = args.includes('--smoke');
 const profile = args.includes('--profile');
 const strict = args.includes('--strict');
 // The smoke run skips the two S1 variants (each a further service start-up); --only can add them.
-const only = new Set((args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (smoke ? 'S1,S2,S3,S2b,S4,S5,replay' : 'S1,S2,S3,S2b,S4,S5,replay,cluster,pglite')).split(','));
+const only = new Set((args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (smoke ? 'S1,S2,S3,S2b,S4,S5,replay' : 'S1,S2,S3,S2b,S4,S5,replay,cluster,pglite,embedded')).split(','));
 
 const settings: Settings = smoke
   ? { connections: 32, users: 50, checkoutUsers: 100, durationS: 0.3, rounds: 1, warmupS: 0, s4Users: 20, s4Rounds: 1, s5Connections: 4, s5Rate: 100, backlogSubscriptions: 20, replayEvents: 100 }
@@ -135,6 +135,21 @@ async function run(): Promise<void> {
     const embedded = await startService(stack, { name: 'service PGlite', databaseUrl: 'memory://' });
     await single(`${s1.scenario}, PGlite`, embedded, s1Profile(ctx), s1.against);
     await embedded.stop();
+  }
+  if (only.has('embedded') && s1 !== undefined) {
+    progress('S1: service on the embedded default (DATABASE_URL unset: embedded PostgreSQL under DATA_DIR)');
+    // A DATA_DIR of its own beside the other (as root, the embedded server's user must be able to enter it).
+    const embeddedDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
+    const embedded = await startService({ ...stack, dataDir: embeddedDir }, { name: 'service embedded', databaseUrl: '' });
+    // VmHWM now is start-up's peak; watchUsage resets it for each round, so keep it apart.
+    const startupPeakMb = peakRssMb(embedded.managed.child.pid!);
+    await single(`${s1.scenario}, embedded`, embedded, s1Profile(ctx), s1);
+    const row = rows.at(-1)!;
+    row.m.rssMb = Math.max(row.m.rssMb, startupPeakMb);
+    const cluster = embeddedPostgresPids(embedded.managed.child.pid!);
+    row.m.notes.push(`peak RSS ${row.m.rssMb.toFixed(0)} MB since start-up (start-up alone ${startupPeakMb.toFixed(0)} MB)`, `embedded PostgreSQL: ${cluster.length} processes, ${pssMb(cluster).toFixed(0)} MB PSS in all`);
+    await embedded.stop();
+    rmSync(embeddedDir, { recursive: true, force: true });
   }
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1,14 +1,16 @@
-// The composition root: the only place that chooses implementations (PGlite or PostgreSQL,
-// development issuer or real OIDC, simulator or Stripe) and wires them into the services.
+// The composition root: the only place that chooses implementations (embedded PostgreSQL, PostgreSQL
+// or PGlite in memory, development issuer or real OIDC, simulator or Stripe) and wires them into the
+// services. What an operator command needs is composed in operator-composition.ts.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Services } from './app.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations } from './adapters/database/migrate.ts';
-import { openDatabase, openMigratedDatabase } from './adapters/database/open.ts';
 import { createEventLedger } from './adapters/database/event-ledger.ts';
+import { openDatabase, openMigratedDatabase, reachDatabase, serveDatabase, type DatabaseServer } from './adapters/database/open.ts';
 import { createStore } from './adapters/database/store.ts';
 import type { Database } from './adapters/database/sql-client.ts';
+import type { ReachableDatabaseConfig } from './config.ts';
 import { createCachedVerifier } from './adapters/identity/cached-verifier.ts';
 import { createJwtVerifier } from './adapters/identity/jwt-verifier.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
@@ -18,9 +20,6 @@ import { createStripeWebhookVerifier } from './adapters/payments/stripe-events.t
 import { createStripePayments } from './adapters/payments/stripe-payments.ts';
 import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from './dev/identity-provider.ts';
 import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
-import { billingPages } from './dev/billing-pages.ts';
-import { billingPortalPages } from './dev/billing-portal-pages.ts';
-import { startEmbeddedSimulator } from './dev/embedded-simulator.ts';
 import { CheckoutService } from './domain/billing/checkout-service.ts';
 import { PortalService } from './domain/billing/portal-service.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
@@ -65,13 +64,35 @@ export function tierPolicy(config: Config): TierPolicy {
   return { tierByPrice, graceDays: config.graceDays };
 }
 
-/** `migrate: false` for a cluster worker, whose primary has migrated already. */
-export async function compose(config: Config, { migrate = true } = {}): Promise<Composition> {
+// The simulator keeps its state in a database of its own: on PostgreSQL a small pool of its own (the
+// same database, its sim_* tables); on PGlite a second instance, since the service may ask the
+// provider to re-read a subscription while its single PGlite connection is inside a transaction.
+const simulatorDatabase = (reach: ReachableDatabaseConfig): ReachableDatabaseConfig => (reach.kind === 'postgres' ? { ...reach, poolSize: 4 } : reach);
+
+/**
+ * The whole service. It owns the embedded database (a second service on the same DATA_DIR is
+ * refused), except a cluster worker (`worker: true`), which reaches its primary's and does not
+ * migrate: the primary has.
+ */
+export async function compose(config: Config, { worker = false } = {}): Promise<Composition> {
   const logger = createLogger(config.logLevel);
-  const { db, applied } = migrate ? await openMigratedDatabase(config.database) : { db: await openDatabase(config.database), applied: [] };
+  const server = await (worker ? reachDatabase : serveDatabase)(config.database);
+  try {
+    return await composeOn(config, server, logger, !worker);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+async function composeOn(config: Config, server: DatabaseServer, logger: Logger, migrate: boolean): Promise<Composition> {
+  const { db, applied } = migrate ? await openMigratedDatabase(server.reach) : { db: await openDatabase(server.reach), applied: [] };
   const store = createStore(db);
   const identity = await composeIdentity(config, logger);
-  const simulator = config.payments.kind === 'simulator' ? await startEmbeddedSimulator(config, logger) : null;
+  // Loaded only for the simulator: with a real provider no line of dev/payments-simulator is loaded.
+  const embedded = config.payments.kind === 'simulator' ? await import('./dev/embedded-simulator.ts') : null;
+  const simulatorDb = embedded ? await openDatabase(simulatorDatabase(server.reach)) : null;
+  const simulator = embedded && simulatorDb ? await embedded.startEmbeddedSimulator(config, simulatorDb, logger) : null;
   const stripe = createStripeClient(config.payments.apiKey, simulator?.url ?? (config.payments.kind === 'stripe' ? config.payments.apiBase : null));
   const payments = createStripePayments(stripe, logger);
   const policy = tierPolicy(config);
@@ -92,9 +113,9 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
       if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
     },
     http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit },
-    devRoutes: [...identity.devRoutes, ...(simulator ? [billingPages(store, policy)] : [])],
+    devRoutes: [...identity.devRoutes, ...(embedded ? [embedded.billingPages(store, policy)] : [])],
   };
-  if (simulator) services.devRoutes.push(billingPortalPages(services.portal, services.verifier, simulator.url));
+  if (embedded && simulator) services.devRoutes.push(embedded.billingPortalPages(services.portal, services.verifier, simulator.url));
   return {
     services,
     db,
@@ -104,7 +125,9 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
     setServiceUrl: (url) => simulator?.setServiceUrl(url),
     async close() {
       await simulator?.close();
+      await simulatorDb?.close();
       await db.close();
+      await server.stop();
     },
   };
 }

@@ -2,9 +2,11 @@
 // so a bad setting stops start-up with one line naming it, never half-way through a request.
 import { resolve } from 'node:path';
 
-export type DatabaseConfig =
-  | { kind: 'postgres'; url: string; poolSize: number }
-  | { kind: 'pglite'; dataDir: string | null }; // null: in memory
+/** A database this process connects to as it is. */
+export type ReachableDatabaseConfig = { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite' }; // PGlite: in memory
+
+/** Or the embedded PostgreSQL under DATA_DIR, which its owner starts first (adapters/database/open.ts). */
+export type DatabaseConfig = ReachableDatabaseConfig | { kind: 'embedded'; dataDir: string; poolSize: number };
 
 export type IdentityConfig =
   | { kind: 'dev'; audience: string; emailClaim: string }
@@ -92,9 +94,10 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
 
 function database(env: Env, dataDir: string): DatabaseConfig {
   const url = text(env, 'DATABASE_URL');
-  if (url === undefined) return { kind: 'pglite', dataDir: resolve(dataDir, 'pglite') };
-  if (url === 'memory://') return { kind: 'pglite', dataDir: null };
-  if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url, poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500) };
+  const poolSize = () => integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500);
+  if (url === undefined) return { kind: 'embedded', dataDir, poolSize: poolSize() };
+  if (url === 'memory://') return { kind: 'pglite' };
+  if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url, poolSize: poolSize() };
   throw new ConfigError('DATABASE_URL', 'must be postgres://..., postgresql://... or memory://');
 }
 
@@ -196,7 +199,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const appUrl = httpUrl('APP_URL', text(env, 'APP_URL') ?? `http://127.0.0.1:${port === 0 ? 8000 : port}`);
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
   if (webConcurrency > 1 && db.kind === 'pglite') {
-    throw new ConfigError('WEB_CONCURRENCY', 'above 1 needs DATABASE_URL=postgres://... (the embedded database is single-process)');
+    throw new ConfigError('WEB_CONCURRENCY', 'above 1 needs PostgreSQL, embedded (DATABASE_URL unset) or not: PGlite in memory is single-process');
   }
   return Object.freeze({
     nodeEnv: mode,

@@ -128,6 +128,37 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
+/** Peak resident memory of a process since it started (or since the last reset by watchUsage), MB. */
+export function peakRssMb(pid: number): number {
+  return statusKb(pid, 'VmHWM') / 1024;
+}
+
+/** Proportional memory (shared pages split among their users) of processes, MB in all. */
+export function pssMb(pids: number[]): number {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kb / 1024;
+}
+
+/** The embedded PostgreSQL a service runs: its postmaster (the service's child) and the postmaster's children. */
+export function embeddedPostgresPids(servicePid: number): number[] {
+  const comm = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
+  const postmaster = processTree(servicePid).find((pid) => pid !== servicePid && comm(pid) === 'postgres');
+  return postmaster === undefined ? [] : processTree(postmaster);
+}
+
 const TICKS_PER_SECOND = 100;
 
 /** CPU seconds (user + system) a process has used so far; 0 once it is gone. */

@@ -103,6 +103,8 @@ export function checkTargets(rows: Row[]): Target[] {
   add('replay: reads <= subscriptions (plus the list calls), every event processed', find('replay', REPLAY_SERVER),
     (r) => reads(r) <= r.m.subscriptions! && r.m.problems.length === 0,
     (r) => `${reads(r)} reads for ${r.m.subscriptions} subscriptions, ${r.m.calls[EVENT_LIST] ?? 0} list calls; ${r.m.requests} events in ${fixed(r.m.wallMs! / 1000, 1)} s, peak RSS ${fixed(r.m.rssMb, 0)} MB`);
+  add('embedded default: peak RSS <= 250 MB (the serving process, start-up and S1)', find('S1', 'service embedded'), (r) => r.m.rssMb <= 250, (r) => r.m.notes.join('; '));
+  add('embedded default: S1 >= 0.8x the service on PostgreSQL', find('S1', 'service embedded'), (r) => rpsRatio(r) >= 0.8, comparison);
   add('WEB_CONCURRENCY=2: S1 >= 1.6x one process', find('S1', 'service x2'), (r) => rpsRatio(r) >= 1.6, (r) => `${fixed(rpsRatio(r), 2)}x req/s`);
   return targets;
 }

@@ -90,11 +90,11 @@ export interface ServiceOptions {
   cpuProfileDir?: string;
 }
 
-/** package.json's start script, `node [FLAGS] ENTRY`, split into its Node flags and its entry. */
+/** package.json's start script, `[exec] node [FLAGS] ENTRY`, split into its Node flags and its entry. */
 function startCommand(): { flags: string[]; entry: string } {
   const { start } = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts;
-  const words = start.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.length < 2) throw new Error(`bench: cannot read package.json's start script as \`node [FLAGS] ENTRY\`: ${start}`);
+  const words = start.trim().replace(/^exec\s+/, '').split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2) throw new Error(`bench: cannot read package.json's start script as \`[exec] node [FLAGS] ENTRY\`: ${start}`);
   return { flags: words.slice(1, -1), entry: words.at(-1)! };
 }
 const start = startCommand();

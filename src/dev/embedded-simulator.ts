@@ -1,10 +1,9 @@
-// Runs the payment simulator inside `npm start` when no PAYMENTS_API_KEY is set. It keeps its
-// state in a database of its own: on PGlite a separate instance, since the service may ask the
-// provider to re-read a subscription while its single PGlite connection is inside a transaction.
-import { join } from 'node:path';
+// Runs the payment simulator inside `npm start` when no PAYMENTS_API_KEY is set. The composition
+// root gives it its database and closes it (see composition.ts for why it is a database of its own).
+// Imported only then, so the simulator is not loaded, nor in the bundle's start-up path, otherwise.
 import type { Logger } from 'pino';
+import type { Database } from '../adapters/database/sql-client.ts';
 import type { Config } from '../config.ts';
-import { openPostgres } from '../adapters/database/postgres.ts';
 import { startPaymentsSimulator } from './payments-simulator/index.ts';
 
 export interface EmbeddedSimulator {
@@ -13,11 +12,11 @@ export interface EmbeddedSimulator {
   close(): Promise<void>;
 }
 
-export async function startEmbeddedSimulator(config: Config, logger: Logger): Promise<EmbeddedSimulator> {
-  const db =
-    config.database.kind === 'postgres'
-      ? openPostgres(config.database.url, 4)
-      : await (await import('../adapters/database/pglite.ts')).openPglite(config.database.dataDir === null ? null : join(config.dataDir, 'simulator-pglite'));
+/** The return pages a buyer lands on after the simulator's checkout, and `/billing`'s way into the portal. */
+export { billingPages } from './billing-pages.ts';
+export { billingPortalPages } from './billing-portal-pages.ts';
+
+export async function startEmbeddedSimulator(config: Config, db: Database, logger: Logger): Promise<EmbeddedSimulator> {
   let serviceUrl: string | null = null;
   const log = logger.child({ component: 'payments-simulator' });
   const simulator = await startPaymentsSimulator({
@@ -36,9 +35,6 @@ export async function startEmbeddedSimulator(config: Config, logger: Logger): Pr
     setServiceUrl: (url) => {
       serviceUrl = url;
     },
-    async close() {
-      await simulator.close();
-      await db.close();
-    },
+    close: () => simulator.close(),
   };
 }

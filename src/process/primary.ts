@@ -1,14 +1,17 @@
-// WEB_CONCURRENCY > 1 (PostgreSQL only): the primary migrates once, then forks the workers, which
-// share the listening port through node:cluster. A worker that dies unexpectedly is replaced; on
-// SIGTERM/SIGINT the signal goes to every worker and the primary exits when they have.
+// WEB_CONCURRENCY > 1 (PostgreSQL, embedded or not): the primary owns and starts the embedded
+// database, migrates once, then forks the workers, which share the listening port through
+// node:cluster and reach the primary's database. A worker that dies unexpectedly is replaced; on
+// SIGTERM/SIGINT the signal goes to every worker, and when they have exited the primary stops the
+// embedded database and exits.
 import cluster from 'node:cluster';
-import { openMigratedDatabase } from '../adapters/database/open.ts';
+import { openMigratedDatabase, serveDatabase } from '../adapters/database/open.ts';
 import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
 
 export async function runPrimary(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { db, applied } = await openMigratedDatabase(config.database).catch(fail);
+  const server = await serveDatabase(config.database).catch(fail);
+  const { db, applied } = await openMigratedDatabase(server.reach).catch(fail);
   await db.close();
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
@@ -17,7 +20,7 @@ export async function runPrimary(config: Readonly<Config>, fail: (error: unknown
   for (let i = 0; i < config.webConcurrency; i++) fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) void server.stop().then(() => process.exit(0), fail);
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');

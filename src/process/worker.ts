@@ -8,22 +8,40 @@ import { compose } from '../composition.ts';
 import type { Config } from '../config.ts';
 
 const SHUTDOWN_BOUND_MS = 10_000;
+// Ctrl-C under `npm start` arrives twice at once: from the terminal and forwarded by npm. A repeat
+// within this window is the same request to stop; a later one means stop now.
+const SAME_SIGNAL_MS = 1_000;
 
 export async function runWorker(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
-  const composition = await compose(config, { migrate: cluster.isPrimary }).catch(fail);
+  const composition = await compose(config, { worker: cluster.isWorker }).catch(fail);
   const app = await buildApp(composition.services, { logger: composition.logger });
   if (composition.migrationsApplied.length > 0) app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
 
-  closeWithGrace({ delay: SHUTDOWN_BOUND_MS, logger: app.log }, async ({ signal, err }) => {
+  // SIGTERM/SIGINT are handled here rather than by close-with-grace, which would exit at once on
+  // the duplicate; it still bounds the close and handles uncaught errors.
+  const grace = closeWithGrace({ delay: SHUTDOWN_BOUND_MS, logger: app.log, skip: ['SIGTERM', 'SIGINT'] }, async ({ err }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error');
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
     await composition.close();
   });
+  let stoppingSince: number | null = null;
+  const onStopSignal = (signal: NodeJS.Signals) => {
+    if (stoppingSince === null) {
+      stoppingSince = Date.now();
+      app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      void grace.close();
+    } else if (Date.now() - stoppingSince > SAME_SIGNAL_MS) {
+      app.log.error(`second ${signal}, exiting`);
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', onStopSignal);
+  process.on('SIGINT', onStopSignal);
 
   const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
   composition.setServiceUrl(address);
-  app.log.info(`database: ${config.database.kind === 'postgres' ? 'PostgreSQL' : (config.database.dataDir ?? 'embedded, in memory')}`);
+  const { database } = config;
+  app.log.info(`database: ${database.kind === 'postgres' ? 'PostgreSQL' : database.kind === 'embedded' ? `embedded PostgreSQL in ${database.dataDir}` : 'PGlite, in memory'}`);
   if (config.identity.kind === 'dev') {
     app.log.info('development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com');
   }

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { runCli, tierOf } from '../helpers/cli.ts';
+import { operatorEnv, runCli, tierOf } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 
 const oneLine = (text: string) => text.trimEnd().split('\n').length === 1;
@@ -67,6 +67,13 @@ describe(`cli (${databaseLabel})`, () => {
     assert.match(stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/);
   });
 
+  test('a command on memory:// refuses in one line: that database is another process\'s own, a write there would be lost', { skip: onPostgres && 'the PGlite half' }, async () => {
+    const run = await runCli(['set-plan', 'cli-lost', 'team'], t.env);
+    assert.equal(run.code, 1);
+    assert.ok(oneLine(run.stderr), run.stderr);
+    assert.match(run.stderr, /^error: DATABASE_URL=memory:\/\/ is an in-memory database of one process: another process cannot reach it/);
+  });
+
   describe('commands that open the database', { skip: !onPostgres && 'needs PostgreSQL: a second process cannot open the in-memory PGlite' }, () => {
     test('migrate on an up-to-date database says so', async () => {
       const run = await runCli(['migrate'], t.env);
@@ -98,7 +105,7 @@ describe(`cli (${databaseLabel})`, () => {
     });
 
     test('sync-user of an unknown user is one line, exit 1', async () => {
-      const run = await runCli(['sync-user', 'nobody'], t.env);
+      const run = await runCli(['sync-user', 'nobody'], operatorEnv(t));
       assert.equal(run.code, 1);
       assert.ok(oneLine(run.stderr), run.stderr);
       assert.match(run.stderr, /^error: no user with idp_id "nobody"/);

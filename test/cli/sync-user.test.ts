@@ -8,7 +8,7 @@ import { UnknownUserError } from '../../src/domain/billing/operator-errors.ts';
 import { syncUser } from '../../src/domain/billing/sync-user.ts';
 import { replayUndeliveredEvents } from '../../src/domain/webhooks/replay.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
-import { payWhileUnreachable, runCli, tierOf } from '../helpers/cli.ts';
+import { operatorEnv, payWhileUnreachable, runCli, tierOf } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
@@ -69,7 +69,7 @@ describe(`sync-user (${databaseLabel})`, () => {
 
   test('the sync-user command prints the tier before and after', { skip: !onPostgres && 'needs PostgreSQL: a second process cannot open the in-memory PGlite' }, async () => {
     await payWhileUnreachable(t, 'sync-cli');
-    const run = await runCli(['sync-user', 'sync-cli'], t.env);
+    const run = await runCli(['sync-user', 'sync-cli'], operatorEnv(t));
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^tier before: free$/m);
     assert.match(run.stdout, /^tier after: pro$/m);

@@ -16,7 +16,7 @@ describe(`migrations (${databaseLabel})`, () => {
   let dir: string;
   before(async () => {
     database = await createTestDatabase();
-    db = await openDatabase(onPostgres ? { kind: 'postgres', url: database.url, poolSize: 5 } : { kind: 'pglite', dataDir: null });
+    db = await openDatabase(onPostgres ? { kind: 'postgres', url: database.url, poolSize: 5 } : { kind: 'pglite' });
     dir = await mkdtemp(join(tmpdir(), 'migrations-'));
   });
   after(async () => {

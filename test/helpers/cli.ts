@@ -18,6 +18,15 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
+/**
+ * The environment for an operator command beside a test app: the app's, with the port its
+ * composition's simulator took, which the commands needing the provider reach over HTTP (as they
+ * reach the simulator inside a running service).
+ */
+export function operatorEnv(t: TestApp): Record<string, string> {
+  return { ...t.env, PAYMENTS_SIMULATOR_PORT: new URL(t.composition.simulatorUrl!).port };
+}
+
 /** The tier /users/me reports for `sub`. */
 export async function tierOf(t: TestApp, sub: string): Promise<string> {
   return (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token(sub)) })).json().tier;

@@ -1,7 +1,8 @@
 // What `npm start` runs: scripts/build.mjs compiles src/ into dist/, and plain node serves it.
 // From an empty DATA_DIR the built service must find its migrations (/readyz is 503 while one is
-// missing), and the built CLI's token must be accepted. PGlite must stay out of the modules
-// dist/server.mjs loads up front: a PostgreSQL deployment never pays its 34 MB.
+// missing), and the built CLI's token must be accepted. PGlite, the embedded PostgreSQL's launcher
+// and the payment simulator must stay out of the modules dist/server.mjs loads up front: a
+// production deployment (PostgreSQL, Stripe) never loads them.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -13,16 +14,16 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, databaseLabel, onPostgres, type TestDatabase } from '../helpers/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 
-/** The bare specifiers of every module `file` imports statically, following its relative imports. */
-function staticImports(file: string, seen = new Set<string>(), found = new Set<string>()): Set<string> {
-  if (seen.has(file)) return found;
-  seen.add(file);
+/** Every file `file` imports statically (following relative imports), and the packages they import. */
+function staticGraph(file: string, files = new Set<string>(), packages = new Set<string>()): { files: Set<string>; packages: Set<string> } {
+  if (files.has(file)) return { files, packages };
+  files.add(file);
   // esbuild's output: `import {\n  a\n} from "x";`, `import x from "x";`, `import "x";` at line starts.
   for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^'"]*?"([^"]+)";/gm)) {
-    if (specifier!.startsWith('.')) staticImports(join(dirname(file), specifier!), seen, found);
-    else found.add(specifier!);
+    if (specifier!.startsWith('.')) staticGraph(join(dirname(file), specifier!), files, packages);
+    else packages.add(specifier!);
   }
-  return found;
+  return { files, packages };
 }
 
 describe(`the built service (${databaseLabel})`, () => {
@@ -41,10 +42,17 @@ describe(`the built service (${databaseLabel})`, () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  test('dist/server.mjs loads PGlite only on demand', () => {
-    const imports = staticImports('dist/server.mjs');
-    assert.ok(imports.has('fastify') && imports.has('pg'), `the walk found the service's imports: ${[...imports].join(', ')}`);
-    assert.ok(![...imports].some((name) => name.startsWith('@electric-sql/pglite')), 'PGlite is imported up front');
+  test('dist/server.mjs loads PGlite, the embedded PostgreSQL and the payment simulator only on demand', () => {
+    const { files, packages } = staticGraph('dist/server.mjs');
+    assert.ok(packages.has('fastify') && packages.has('pg'), `the walk found the service's imports: ${[...packages].join(', ')}`);
+    assert.ok(![...packages].some((name) => name.startsWith('@electric-sql/pglite')), 'PGlite is imported up front');
+    // Each the definition of one module's function: the simulator's server, its entry, the embedded launcher.
+    const loaded = [...files].map((path) => readFileSync(path, 'utf8')).join('\n');
+    for (const name of ['buildSimulatorServer', 'startPaymentsSimulator', 'startEmbeddedSimulator', 'startEmbeddedPostgres']) {
+      const marker = `function ${name}(`;
+      assert.ok(!loaded.includes(marker), `${name} is in the modules dist/server.mjs loads up front`);
+    }
+    assert.ok(loaded.includes('function serveDatabase('), 'the walk read the composition');
   });
 
   test('node dist/server.mjs on an empty DATA_DIR: migrated, ready, and serves /users/me', async () => {

@@ -1,19 +1,23 @@
 // WEB_CONCURRENCY=2: the primary forks two workers sharing one port; both answer, as one service
 // (same user for the same subject), and SIGTERM stops the workers and then the primary, exit 0.
+// On PostgreSQL and on the embedded default (the primary runs the embedded server, the workers
+// connect to it), which then gives DATA_DIR up.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { requestOnFreshConnection } from '../helpers/fresh-connection.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 
-describe('cluster mode, WEB_CONCURRENCY=2 (PostgreSQL)', { skip: !onPostgres && 'needs PostgreSQL' }, () => {
+describe(`cluster mode, WEB_CONCURRENCY=2 (${onPostgres ? 'PostgreSQL' : 'embedded PostgreSQL'})`, () => {
   let t: TestApp;
   let service: ServiceProcess;
   before(async () => {
     t = await buildTestApp();
-    service = await startServiceProcess({ ...t.env, WEB_CONCURRENCY: '2' });
+    service = await startServiceProcess({ ...t.env, ...(onPostgres ? {} : { DATABASE_URL: '' }), WEB_CONCURRENCY: '2' });
   });
   after(async () => {
     await service?.stop();
@@ -37,5 +41,6 @@ describe('cluster mode, WEB_CONCURRENCY=2 (PostgreSQL)', { skip: !onPostgres && 
     service.child.kill('SIGTERM');
     const [code] = await once(service.child, 'exit');
     assert.equal(code, 0);
+    assert.equal(existsSync(join(t.env.DATA_DIR!, 'owner.pid')), false);
   });
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { openDatabase } from '../../src/adapters/database/open.ts';
+import { openDatabase, serveDatabase } from '../../src/adapters/database/open.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 import { requestOnFreshConnection, type FreshAnswer } from '../helpers/fresh-connection.ts';
@@ -18,7 +18,7 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
   let service: ServiceProcess;
   before(async () => {
     t = await buildTestApp();
-    // On PGlite the process gets its own file database under the same DATA_DIR.
+    // On PGlite the process gets the embedded PostgreSQL under the same DATA_DIR.
     service = await startServiceProcess(onPostgres ? t.env : { ...t.env, DATABASE_URL: '' }, { logLevel: 'debug' });
   });
   after(async () => {
@@ -65,12 +65,14 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
     assert.equal(answered.filter((r) => r.status === 200).length, completed.size, 'every completed request reached its client');
     assert.ok(acknowledged.length > 0);
 
-    const db = onPostgres ? t.composition.db : await openDatabase({ kind: 'pglite', dataDir: `${t.env.DATA_DIR}/pglite` });
+    // The stopped service gave its embedded database up: this process can own it now.
+    const embedded = onPostgres ? null : await serveDatabase({ kind: 'embedded', dataDir: t.env.DATA_DIR!, poolSize: 1 });
+    const db = embedded ? await openDatabase(embedded.reach) : t.composition.db;
     try {
       const rows = await db.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY($1)', [acknowledged]);
       assert.equal(rows.length, acknowledged.length);
     } finally {
-      if (!onPostgres) await db.close();
+      if (embedded) await db.close().then(embedded.stop);
     }
     const reset = results.length - answered.length;
     console.log(`# ${databaseLabel}: ${answered.length} requests answered, ${reset} reset before the service saw them, ${acknowledged.length} events acknowledged and recorded, exit ${Date.now() - stoppedAt} ms after SIGTERM`);

@@ -23,7 +23,7 @@ export interface TestDb {
 
 export async function openTestDb(): Promise<TestDb> {
   const database = await createTestDatabase();
-  const db = await openDatabase(database.url === 'memory://' ? { kind: 'pglite', dataDir: null } : { kind: 'postgres', url: database.url, poolSize: 5 });
+  const db = await openDatabase(database.url === 'memory://' ? { kind: 'pglite' } : { kind: 'postgres', url: database.url, poolSize: 5 });
   return {
     db,
     async close() {

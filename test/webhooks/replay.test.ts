@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { replayUndeliveredEvents } from '../../src/domain/webhooks/replay.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
-import { payWhileUnreachable, runCli, tierOf } from '../helpers/cli.ts';
+import { operatorEnv, payWhileUnreachable, runCli, tierOf } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 
 describe(`replay of undelivered events (${databaseLabel})`, () => {
@@ -28,7 +28,7 @@ describe(`replay of undelivered events (${databaseLabel})`, () => {
 
   test('the replay-events command (npm run payments:replay) does the same from its own process', { skip: !onPostgres && 'a second process needs PostgreSQL' }, async () => {
     await payWhileUnreachable(t, 'replay-cli-user');
-    const run = await runCli(['replay-events'], t.env);
+    const run = await runCli(['replay-events'], operatorEnv(t));
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^replayed \d+ event\(s\): [1-9]\d* processed, \d+ duplicate, \d+ ignored\n$/);
     assert.match(run.stderr, /^\[1\/\d+\] evt_\w+: (processed|duplicate|ignored)$/m);

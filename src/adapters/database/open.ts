@@ -1,17 +1,61 @@
-// Opens the configured database and brings its schema up to date.
-import type { DatabaseConfig } from '../../config.ts';
+// Opens the configured database and brings its schema up to date. The embedded database is a
+// server of its own: serveDatabase() makes this process the owner of DATA_DIR and starts it, and
+// says how to reach it; reachDatabase() reaches the server of whoever owns DATA_DIR (the running
+// service), serving it only when nobody does. PostgreSQL and PGlite in memory have nothing to start.
+import type { DatabaseConfig, ReachableDatabaseConfig } from '../../config.ts';
+import { claimDataDir, dataDirOwner } from './data-dir-owner.ts';
 import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres.ts';
 import type { Database } from './sql-client.ts';
 
-export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+export interface DatabaseServer {
+  /** How this process reaches the database. */
+  reach: ReachableDatabaseConfig;
+  /** Stops what serveDatabase started (the embedded server) and gives up DATA_DIR. */
+  stop(): Promise<void>;
+}
+
+export async function serveDatabase(config: DatabaseConfig): Promise<DatabaseServer> {
+  if (config.kind !== 'embedded') return { reach: config, stop: async () => {} };
+  const ownership = await claimDataDir(config.dataDir);
+  try {
+    const { startEmbeddedPostgres } = await import('./embedded-postgres.ts');
+    const server = await startEmbeddedPostgres(config.dataDir);
+    return {
+      reach: { kind: 'postgres', url: server.url, poolSize: config.poolSize },
+      async stop() {
+        await server.stop();
+        await ownership.release();
+      },
+    };
+  } catch (error) {
+    await ownership.release();
+    throw error;
+  }
+}
+
+/**
+ * For other processes on the same data (operator commands, cluster workers): the owner's embedded
+ * server while there is an owner, else this process serves it. PGlite in memory is refused: it is
+ * one process's own, so a write there would be lost with it.
+ */
+export async function reachDatabase(config: DatabaseConfig): Promise<DatabaseServer> {
+  if (config.kind === 'pglite') throw new Error('DATABASE_URL=memory:// is an in-memory database of one process: another process cannot reach it');
+  if (config.kind === 'embedded' && (await dataDirOwner(config.dataDir)) !== null) {
+    const { embeddedPostgresUrl } = await import('./embedded-postgres.ts');
+    return { reach: { kind: 'postgres', url: embeddedPostgresUrl(config.dataDir), poolSize: config.poolSize }, stop: async () => {} };
+  }
+  return serveDatabase(config);
+}
+
+export async function openDatabase(config: ReachableDatabaseConfig): Promise<Database> {
   if (config.kind === 'postgres') return openPostgres(config.url, config.poolSize);
   // Loaded only when used: PGlite's module costs some 35 MB per process that PostgreSQL never needs.
   const { openPglite } = await import('./pglite.ts');
-  return openPglite(config.dataDir);
+  return openPglite();
 }
 
-export async function openMigratedDatabase(config: DatabaseConfig): Promise<{ db: Database; applied: string[] }> {
+export async function openMigratedDatabase(config: ReachableDatabaseConfig): Promise<{ db: Database; applied: string[] }> {
   const db = await openDatabase(config);
   try {
     return { db, applied: await migrate(db) };

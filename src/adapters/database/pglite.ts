@@ -1,11 +1,10 @@
-// Embedded PostgreSQL (WebAssembly) for a laptop: one process, stored under DATA_DIR or in memory.
-import { mkdir } from 'node:fs/promises';
+// PostgreSQL compiled to WebAssembly, in memory (DATABASE_URL=memory://): a database per test file
+// or demo that starts in a second and leaves nothing behind. One connection, in this process only.
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, SqlClient, SqlParam } from './sql-client.ts';
 
-export async function openPglite(dataDir: string | null): Promise<Database> {
-  if (dataDir !== null) await mkdir(dataDir, { recursive: true });
-  const pg = await PGlite.create(dataDir ?? undefined);
+export async function openPglite(): Promise<Database> {
+  const pg = await PGlite.create();
   const run = (client: Pick<PGlite, 'query' | 'exec'>): SqlClient => ({
     async query<Row>(sql: string, params: SqlParam[] = []) {
       return (await client.query<Row>(sql, params)).rows;

@@ -11,10 +11,15 @@ export const migrateCommand: Command = {
   positionals: [],
   async run(_input, io) {
     const config = cliConfig();
-    const { openMigratedDatabase } = await import('../../adapters/database/open.ts');
+    const { reachDatabase, openMigratedDatabase } = await import('../../adapters/database/open.ts');
     io.progress(`migrating ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'the embedded database'}...`);
-    const { db, applied } = await openMigratedDatabase(config.database);
-    await db.close();
-    io.out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
+    const server = await reachDatabase(config.database);
+    try {
+      const { db, applied } = await openMigratedDatabase(server.reach);
+      await db.close();
+      io.out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
+    } finally {
+      await server.stop();
+    }
   },
 };

@@ -13,18 +13,14 @@ export const setPlanCommand: Command = {
   positionals: ['idp_id', 'plan'],
   async run({ positionals: [idpId, plan] }, io) {
     const config = cliConfig();
-    const [{ openMigratedDatabase }, { createStore }, { setPlan }] = await Promise.all([
-      import('../../adapters/database/open.ts'),
-      import('../../adapters/database/store.ts'),
-      import('../../domain/billing/set-plan.ts'),
-    ]);
-    const { db } = await openMigratedDatabase(config.database);
+    const [{ composeOperator }, { setPlan }] = await Promise.all([import('../../operator-composition.ts'), import('../../domain/billing/set-plan.ts')]);
+    const composition = await composeOperator(config);
     try {
-      const change = await setPlan(createStore(db).users, config.prices, idpId!, plan!);
+      const change = await setPlan(composition.store.users, config.prices, idpId!, plan!);
       const previous = change.previous ?? `${config.defaultPlan} (default)`;
       io.out(`${change.idpId}: plan ${previous} -> ${change.plan}; it prices the next checkout, an existing subscription keeps its price`);
     } finally {
-      await db.close();
+      await composition.close();
     }
   },
 };

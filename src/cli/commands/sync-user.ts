@@ -15,11 +15,15 @@ export const syncUserCommand: Command = {
   positionals: ['idp_id'],
   async run({ positionals: [idpId] }, io) {
     const config = cliConfig();
-    const [{ compose, tierPolicy }, { syncUser }] = await Promise.all([import('../../composition.ts'), import('../../domain/billing/sync-user.ts')]);
-    const composition = await compose(config);
+    const [{ composeOperator }, { tierPolicy }, { syncUser }] = await Promise.all([
+      import('../../operator-composition.ts'),
+      import('../../composition.ts'),
+      import('../../domain/billing/sync-user.ts'),
+    ]);
+    const composition = await composeOperator(config);
     try {
-      const { store, payments } = composition.services;
-      const result = await syncUser({ store, payments, policy: tierPolicy(config), log: composition.logger }, idpId!);
+      const { store } = composition;
+      const result = await syncUser({ store, payments: await composition.payments(), policy: tierPolicy(config), log: composition.logger }, idpId!);
       io.out(`user: ${result.idpId}`);
       io.out(`customer: ${result.customerId ?? 'none (never checked out: nothing to re-read)'}`);
       io.out(`subscriptions: ${result.subscriptions.length === 0 ? 'none' : result.subscriptions.join(', ')}`);

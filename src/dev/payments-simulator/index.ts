@@ -3,6 +3,7 @@
 // a hosted checkout page and a dashboard with lifecycle controls, and delivers signed webhooks at
 // least once. State lives in sim_* tables of the given database, so it survives a restart.
 import type { Database } from '../../adapters/database/sql-client.ts';
+import { localOrigin } from '../../local-origin.ts';
 import type { SimContext } from './context.ts';
 import { createDelivery } from './delivery.ts';
 import { seedCatalog } from './objects/catalog.ts';
@@ -36,11 +37,6 @@ export interface PaymentsSimulator {
 
 const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
 
-function originOf(host: string, port: number): string {
-  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
-}
-
 export async function startPaymentsSimulator(options: PaymentsSimulatorOptions): Promise<PaymentsSimulator> {
   const log = options.log ?? (() => {});
   await ensureSchema(options.db);
@@ -57,7 +53,7 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
   const app = await buildSimulatorServer(ctx);
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
-  ctx.baseUrl = originOf(options.host, typeof address === 'object' && address !== null ? address.port : options.port);
+  ctx.baseUrl = localOrigin(options.host, typeof address === 'object' && address !== null ? address.port : options.port);
   await delivery.start();
   log('payments simulator listening', { url: ctx.baseUrl });
   let closing: Promise<void> | null = null;

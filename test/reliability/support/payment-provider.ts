@@ -22,7 +22,7 @@ export interface FaultyProvider {
 }
 
 export async function startFaultyProvider(): Promise<FaultyProvider> {
-  const db = await openPglite(null);
+  const db = await openPglite();
   const simulator = await startPaymentsSimulator({
     db,
     host: '127.0.0.1',

@@ -1,0 +1,46 @@
+// The service on the embedded default, as `npm start` runs it on a laptop (no DATABASE_URL: the
+// embedded PostgreSQL under DATA_DIR; the development identity provider; the payment simulator on
+// a port of its own), for tests that start it as real processes, stop it and start it again.
+import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bearer } from './app.ts';
+import { runCli } from './cli.ts';
+import { freePort } from './free-port.ts';
+
+export async function embeddedDataDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'billing-embedded-'));
+}
+
+/** PORT 0 for every process, so tokens the CLI signs name the issuer the service expects. */
+export async function embeddedEnv(dataDir: string): Promise<Record<string, string>> {
+  return { NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', PAYMENTS_SIMULATOR_PORT: String(await freePort()) };
+}
+
+/** A token for `sub`, printed by the operator CLI's `token` command. */
+export async function cliToken(env: Record<string, string>, sub: string): Promise<string> {
+  const run = await runCli(['token', '--sub', sub, '--email', `${sub}@example.com`], env);
+  if (run.code !== 0) throw new Error(`token: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+export async function profile(url: string, token: string): Promise<{ id: string; tier: string; created_at: string }> {
+  const response = await fetch(`${url}/api/v1/users/me`, { headers: bearer(token) });
+  if (response.status !== 200) throw new Error(`/users/me answered ${response.status}: ${await response.text()}`);
+  return response.json() as Promise<{ id: string; tier: string; created_at: string }>;
+}
+
+export interface Exited {
+  code: number | null;
+  stderr: string;
+}
+
+/** Runs src/server.ts to its end (for one that must refuse to start), at most 60 s. */
+export function runServiceToExit(env: Record<string, string>): Promise<Exited> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, timeout: 60_000 }, (error, _stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr });
+    });
+  });
+}
