@@ -90,10 +90,13 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
   return value;
 }
 
-function database(env: Env, dataDir: string): DatabaseConfig {
+function database(env: Env, dataDir: string, production: boolean): DatabaseConfig {
   const url = text(env, 'DATABASE_URL');
   if (url === undefined) return { kind: 'pglite', dataDir: resolve(dataDir, 'pglite') };
-  if (url === 'memory://') return { kind: 'pglite', dataDir: null };
+  if (url === 'memory://') {
+    if (production) throw new ConfigError('DATABASE_URL', 'cannot be memory:// when NODE_ENV=production (everything would be lost on restart)');
+    return { kind: 'pglite', dataDir: null };
+  }
   if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url, poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500) };
   throw new ConfigError('DATABASE_URL', 'must be postgres://..., postgresql://... or memory://');
 }
@@ -130,7 +133,7 @@ function payments(env: Env, production: boolean): PaymentsConfig {
   return { kind: 'stripe', apiKey, apiBase: apiBase ?? null, livemode: apiKey.includes('_live_') };
 }
 
-function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig): string[] {
+function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig, production: boolean): string[] {
   const raw = text(env, 'PAYMENTS_WEBHOOK_SECRET');
   if (raw === undefined) {
     if (paymentsConfig.kind === 'stripe') throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'is required when PAYMENTS_API_KEY is set');
@@ -139,6 +142,10 @@ function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig): string[] {
   const secrets = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (secrets.length === 0 || secrets.some((s) => !/^whsec_\S+$/.test(s))) {
     throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'must be one or more comma-separated whsec_... secrets');
+  }
+  // The simulator's secret is published in this repository: anyone could sign events with it.
+  if (production && secrets.includes(SIMULATOR_WEBHOOK_SECRET)) {
+    throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', `cannot be the simulator's published ${SIMULATOR_WEBHOOK_SECRET} when NODE_ENV=production`);
   }
   return secrets;
 }
@@ -186,7 +193,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = integer(env, 'PORT', 8000, 0, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const dataDir = resolve(text(env, 'DATA_DIR') ?? './.data');
-  const db = database(env, dataDir);
+  const db = database(env, dataDir, production);
   const paymentsConfig = payments(env, production);
   const priceMap = prices(env, paymentsConfig);
   const defaultPlan = text(env, 'BILLING_DEFAULT_PLAN') ?? [...priceMap.keys()][0]!;
@@ -207,7 +214,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     database: db,
     identity: identity(env, production),
     payments: paymentsConfig,
-    webhookSecrets: webhookSecrets(env, paymentsConfig),
+    webhookSecrets: webhookSecrets(env, paymentsConfig, production),
     prices: priceMap,
     defaultPlan,
     appUrl: appUrl.href.replace(/\/$/, ''),

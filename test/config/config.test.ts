@@ -131,6 +131,15 @@ describe('configuration', () => {
     assertRefused(withoutKey, 'PAYMENTS_API_KEY');
   });
 
+  test('NODE_ENV=production refuses the simulator\'s published webhook secret, alone or in a rotation list', () => {
+    assertRefused({ ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: SIMULATOR_WEBHOOK_SECRET }, 'PAYMENTS_WEBHOOK_SECRET');
+    assertRefused({ ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: `whsec_abc123,${SIMULATOR_WEBHOOK_SECRET}` }, 'PAYMENTS_WEBHOOK_SECRET');
+  });
+
+  test('NODE_ENV=production refuses the in-memory database', () => {
+    assertRefused({ ...PRODUCTION, DATABASE_URL: 'memory://' }, 'DATABASE_URL');
+  });
+
   test('the server refuses to start on a bad PORT with one line on stderr and a non-zero exit', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: { PATH: process.env.PATH, PORT: 'abc' },
