@@ -1,10 +1,10 @@
 // The pages the embedded defaults send a buyer back to (APP_URL is the service itself): they say
 // what happened and, once the webhook has arrived, the new tier.
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
 import type { Store } from '../domain/ports/store.ts';
 import { escapeHtml } from './payments-simulator/pages/layout.ts';
-
 
 function page(title: string, body: string, refresh = false): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
@@ -22,9 +22,12 @@ const HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+// A session id as the provider mints them; anything else (NUL, say, which the database refuses) is a 422.
+const SuccessQuery = Type.Object({ session_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]{1,255}$' })) });
+
 export function billingPages(store: Store, policy: TierPolicy): FastifyPluginAsync {
   return async (app) => {
-    app.get<{ Querystring: { session_id?: string } }>('/billing/success', { schema: { hide: true } }, async (request, reply) => {
+    app.get<{ Querystring: { session_id?: string } }>('/billing/success', { schema: { hide: true, querystring: SuccessQuery } }, async (request, reply) => {
       const sessionId = request.query.session_id ?? '';
       const userId = await store.checkoutSessions.userOf(sessionId);
       const user = userId === null ? null : await store.users.findById(userId);
