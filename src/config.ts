@@ -11,7 +11,7 @@ export type IdentityConfig =
   | { kind: 'oidc'; issuer: string; audience: string; jwksUrl: string | null; emailClaim: string };
 
 export type PaymentsConfig =
-  | { kind: 'simulator'; apiKey: string; simulatorPort: number; livemode: false }
+  | { kind: 'simulator'; apiKey: string; simulatorHost: string; simulatorPort: number; livemode: false }
   | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
 
 export interface Config {
@@ -125,7 +125,9 @@ function payments(env: Env, production: boolean): PaymentsConfig {
     if (production) throw new ConfigError('PAYMENTS_API_KEY', 'is required when NODE_ENV=production (the payment simulator is refused)');
     if (apiBase !== undefined) throw new ConfigError('PAYMENTS_API_BASE', 'needs PAYMENTS_API_KEY to be set');
     const simulatorPort = integer(env, 'PAYMENTS_SIMULATOR_PORT', 12111, 0, 65535);
-    return { kind: 'simulator', apiKey: SIMULATOR_API_KEY, simulatorPort, livemode: false };
+    // Loopback whatever HOST says: the dashboard shows every customer's e-mail and cancel buttons.
+    const simulatorHost = text(env, 'PAYMENTS_SIMULATOR_HOST') ?? '127.0.0.1';
+    return { kind: 'simulator', apiKey: SIMULATOR_API_KEY, simulatorHost, simulatorPort, livemode: false };
   }
   if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(apiKey)) {
     throw new ConfigError('PAYMENTS_API_KEY', 'must be a secret or restricted key (sk_test_..., sk_live_..., rk_...)');
