@@ -17,6 +17,7 @@ import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { AccessLog } from './http/access-log.ts';
+import { keepRequestDeadlineWhileClosing } from './http/request-deadline.ts';
 import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -44,6 +45,8 @@ export interface HttpSettings {
   /** Origins allowed to call the API from a browser; empty turns CORS off. */
   corsOrigins: string[];
   checkoutRateLimit: number;
+  /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
+  requestTimeoutMs: number;
 }
 
 export interface AppOptions {
@@ -51,11 +54,21 @@ export interface AppOptions {
 }
 
 const BODY_LIMIT = 64 * 1024;
+// A client that sends headers and part of a body, then nothing, must not hold a connection (or a
+// shutdown) forever: the whole request within requestTimeoutMs, checked every second, else 408.
+// A socket silent both ways for a minute is closed too; no handler waits that long on a provider.
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** The Fastify instance with the production settings, parsers and error handling, before any route. */
-export function createFastify(options: AppOptions): FastifyInstance {
+export function createFastify(options: AppOptions & { requestTimeoutMs?: number }): FastifyInstance {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: options.logger,
+    requestTimeout,
+    connectionTimeout: IDLE_SOCKET_TIMEOUT_MS,
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     logController: new AccessLog(),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
@@ -68,11 +81,12 @@ export function createFastify(options: AppOptions): FastifyInstance {
   registerJsonBodyParser(app);
   registerErrorHandling(app);
   echoRequestId(app);
+  keepRequestDeadlineWhileClosing(app, requestTimeout);
   return app;
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
-  const app = createFastify(options);
+  const app = createFastify({ ...options, requestTimeoutMs: services.http.requestTimeoutMs });
   observeRequests(app, services.metrics);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);

@@ -87,7 +87,7 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
       const pending = await pendingMigrations(db);
       if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
     },
-    http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit },
+    http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit, requestTimeoutMs: config.requestTimeoutMs },
     devRoutes: [...identity.devRoutes, ...(simulator ? [billingPages(store, policy)] : [])],
   };
   return {

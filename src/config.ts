@@ -35,6 +35,8 @@ export interface Config {
   checkoutRateLimit: number;
   /** Origins browsers may call the API from; empty: CORS off. */
   corsOrigins: string[];
+  /** Longest a client may take to send a whole request, headers and body. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -225,5 +227,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     graceDays: integer(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
     checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', 20, 1, 10_000),
     corsOrigins: origins(env, 'CORS_ALLOWED_ORIGINS', []),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000, 1_000, 300_000),
   });
 }

@@ -7,14 +7,15 @@ import { buildApp } from '../app.ts';
 import { compose } from '../composition.ts';
 import type { Config } from '../config.ts';
 
-const SHUTDOWN_BOUND_MS = 10_000;
+// Long enough for a request whose body is still arriving to finish or time out (HTTP_REQUEST_TIMEOUT_MS).
+const shutdownBoundMs = (config: Readonly<Config>): number => Math.max(10_000, config.requestTimeoutMs + 5_000);
 
 export async function runWorker(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
   const composition = await compose(config, { migrate: cluster.isPrimary }).catch(fail);
   const app = await buildApp(composition.services, { logger: composition.logger });
   if (composition.migrationsApplied.length > 0) app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
 
-  closeWithGrace({ delay: SHUTDOWN_BOUND_MS, logger: app.log }, async ({ signal, err }) => {
+  closeWithGrace({ delay: shutdownBoundMs(config), logger: app.log }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error');
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();

@@ -111,6 +111,7 @@ describe('configuration', () => {
     ['BILLING_GRACE_DAYS', { BILLING_GRACE_DAYS: '-1' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['NODE_ENV', { NODE_ENV: 'staging' }],
+    ['HTTP_REQUEST_TIMEOUT_MS', { HTTP_REQUEST_TIMEOUT_MS: '0' }],
   ];
   for (const [variable, env] of refusals) {
     test(`${variable} is refused: ${JSON.stringify(env)}`, () => assertRefused(env, variable));
