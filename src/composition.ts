@@ -46,9 +46,9 @@ interface Identity {
 async function composeIdentity(config: Config, logger: Logger): Promise<Identity> {
   const { identity } = config;
   if (identity.kind === 'oidc') {
-    const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl);
-    const onKeyFetchError = (error: Error) => logger.warn({ err: error.message }, 'could not fetch the identity provider keys; cached keys still verify');
-    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail, onKeyFetchError });
+    const onFetchError = (error: Error) => logger.warn({ err: error.message }, 'identity provider unavailable; cached keys still verify, next attempt after the back-off');
+    const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl, onFetchError);
+    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail });
     return { verifier, devRoutes: [] };
   }
   const key = await loadOrCreateSigningKey(config.dataDir);

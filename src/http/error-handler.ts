@@ -61,6 +61,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(500).send({ detail: 'Internal Server Error' });
     }
     if (rendered.status >= 500) request.log.warn({ err: error }, 'dependency unavailable');
+    // Why a caller was refused, for whoever debugs an identity provider's set-up: never the token.
+    if (rendered.status === 401) request.log.info({ reason: (error as unknown as DomainError).details.reason }, 'authentication refused');
     return reply.status(rendered.status).headers(rendered.headers ?? {}).send({ detail: rendered.detail });
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
