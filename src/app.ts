@@ -47,6 +47,8 @@ export interface HttpSettings {
   checkoutRateLimit: number;
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs: number;
+  /** /metrics on this port, and the bearer token it asks for (null: none); see config.ts. */
+  metrics: { onApiPort: boolean; token: string | null };
 }
 
 export interface AppOptions {
@@ -95,7 +97,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await app.register(rateLimit, { global: false });
 
   await app.register(healthRoutes(services.checkReady));
-  await app.register(metricsRoutes(services.metrics));
+  if (services.http.metrics.onApiPort) await app.register(metricsRoutes(services.metrics, services.http.metrics.token));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
   await app.register(checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });

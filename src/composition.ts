@@ -87,7 +87,12 @@ export async function compose(config: Config, { migrate = true } = {}): Promise<
       const pending = await pendingMigrations(db);
       if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
     },
-    http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit, requestTimeoutMs: config.requestTimeoutMs },
+    http: {
+      corsOrigins: config.corsOrigins,
+      checkoutRateLimit: config.checkoutRateLimit,
+      requestTimeoutMs: config.requestTimeoutMs,
+      metrics: { onApiPort: config.metrics.apiPort, token: config.metrics.token },
+    },
     devRoutes: [...identity.devRoutes, ...(simulator ? [billingPages(store, policy)] : [])],
   };
   return {

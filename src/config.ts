@@ -14,6 +14,15 @@ export type PaymentsConfig =
   | { kind: 'simulator'; apiKey: string; simulatorHost: string; simulatorPort: number; livemode: false }
   | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
 
+/** Where /metrics is served: on its own listener (port), or on the API port when apiPort is true. */
+export interface MetricsConfig {
+  port: number | null;
+  host: string;
+  /** Bearer token /metrics asks for; null: none. */
+  token: string | null;
+  apiPort: boolean;
+}
+
 export interface Config {
   nodeEnv: 'production' | 'development' | 'test';
   host: string;
@@ -37,6 +46,7 @@ export interface Config {
   corsOrigins: string[];
   /** Longest a client may take to send a whole request, headers and body. */
   requestTimeoutMs: number;
+  metrics: MetricsConfig;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +193,19 @@ function origins(env: Env, name: string, fallback: string[]): string[] {
   });
 }
 
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+
+// /metrics shows the Node version and business counters: on the API port only when that port is
+// loopback-only or a token guards it; otherwise on METRICS_PORT (loopback unless METRICS_HOST says).
+function metrics(env: Env, apiHost: string): MetricsConfig {
+  const port = text(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 0, 65535);
+  const token = text(env, 'METRICS_TOKEN') ?? null;
+  if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token)) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 printable characters without spaces');
+  const host = text(env, 'METRICS_HOST') ?? '127.0.0.1';
+  if (port === null && text(env, 'METRICS_HOST') !== undefined) throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT to be set');
+  return { port, host, token, apiPort: port === null && (token !== null || isLoopback(apiHost)) };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevel(env: Env): string {
@@ -228,5 +251,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', 20, 1, 10_000),
     corsOrigins: origins(env, 'CORS_ALLOWED_ORIGINS', []),
     requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000, 1_000, 300_000),
+    metrics: metrics(env, host),
   });
 }

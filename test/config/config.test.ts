@@ -112,6 +112,9 @@ describe('configuration', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['NODE_ENV', { NODE_ENV: 'staging' }],
     ['HTTP_REQUEST_TIMEOUT_MS', { HTTP_REQUEST_TIMEOUT_MS: '0' }],
+    ['METRICS_PORT', { METRICS_PORT: 'nine' }],
+    ['METRICS_HOST', { METRICS_HOST: '0.0.0.0' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }],
   ];
   for (const [variable, env] of refusals) {
     test(`${variable} is refused: ${JSON.stringify(env)}`, () => assertRefused(env, variable));
