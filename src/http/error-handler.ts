@@ -13,6 +13,9 @@ interface Rendered {
   headers?: Record<string, string>;
 }
 
+// A database outage is usually short: clients (and balancers) are told when to try again.
+const RETRY_LATER = { 'retry-after': '5' };
+
 function renderDomain(error: DomainError): Rendered {
   const code: ErrorCode = error.code;
   switch (code) {
@@ -33,7 +36,7 @@ function renderDomain(error: DomainError): Rendered {
     case 'payments_unavailable':
       return { status: 502, detail: error.message };
     case 'database_unavailable':
-      return { status: 503, detail: error.message };
+      return { status: 503, detail: error.message, headers: RETRY_LATER };
     default: {
       const unknown: never = code;
       throw new Error(`unmapped error code ${String(unknown)}`);
@@ -44,7 +47,7 @@ function renderDomain(error: DomainError): Rendered {
 function render(error: FastifyError, input: unknown): Rendered | null {
   if (error instanceof DomainError) return renderDomain(error);
   if (error instanceof JsonBodyError) return { status: 422, detail: [jsonDecodeError(error.position, error.reason)] };
-  if (error instanceof DatabaseUnavailableError) return { status: 503, detail: 'Database unavailable' };
+  if (error instanceof DatabaseUnavailableError) return { status: 503, detail: 'Database unavailable', headers: RETRY_LATER };
   if (error.validation) return { status: 422, detail: toValidationErrors(error.validation, error.validationContext ?? 'body', input) };
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, detail: 'Request body too large' };
   const status = error.statusCode ?? 500;

@@ -59,5 +59,14 @@ export const NAMED_SCHEMAS = [
 
 export const ref = (id: string) => ({ $ref: `${id}#` });
 
+type Headers = Record<string, { type: 'string' | 'integer'; description: string }>;
+
+/** A response as /openapi.json shows it: its schema by name, what it means, the headers it carries. */
+export const described = (id: string, description: string, headers?: Headers) => ({ ...ref(id), description, ...(headers ? { headers } : {}) });
+
 /** The 401 answers every authenticated operation can give. */
-export const AUTH_RESPONSES = { 401: ref('ErrorDetail') };
+export const AUTH_RESPONSES = {
+  401: described('ErrorDetail', 'No bearer token ("Not authenticated"), or one that is malformed, expired, badly signed, or for another issuer or audience ("Invalid token")', {
+    'WWW-Authenticate': { type: 'string', description: '`Bearer` without a token; `Bearer error="invalid_token"` for a refused one' },
+  }),
+};

@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { CheckoutInput, CheckoutService } from '../../domain/billing/checkout-service.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
-import { AUTH_RESPONSES, ref } from '../schemas.ts';
+import { ERROR_RESPONSES } from '../responses.ts';
+import { AUTH_RESPONSES, described, ref } from '../schemas.ts';
 
 export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifier, perUserPerMinute: number): FastifyPluginAsync {
   return async (app) => {
@@ -15,17 +16,9 @@ export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifie
         security: [{ bearerAuth: [] }],
         body: ref('CheckoutRequest'),
         response: {
-          200: ref('CheckoutResponse'),
-          400: ref('ErrorDetail'),
+          200: described('CheckoutResponse', 'The hosted checkout session to send the user to'),
           ...AUTH_RESPONSES,
-          409: ref('ErrorDetail'),
-          413: ref('ErrorDetail'),
-          415: ref('ErrorDetail'),
-          422: ref('HTTPValidationError'),
-          429: ref('ErrorDetail'),
-          500: ref('ErrorDetail'),
-          502: ref('ErrorDetail'),
-          503: ref('ErrorDetail'),
+          ...ERROR_RESPONSES,
         },
       },
       onRequest: authenticate(verifier),
