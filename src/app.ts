@@ -18,6 +18,7 @@ import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { AccessLog } from './http/access-log.ts';
+import { keepRequestDeadlineWhileClosing } from './http/request-deadline.ts';
 import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { portalRoutes } from './http/routes/portal.ts';
@@ -47,6 +48,10 @@ export interface HttpSettings {
   /** Origins allowed to call the API from a browser; empty turns CORS off. */
   corsOrigins: string[];
   checkoutRateLimit: number;
+  /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
+  requestTimeoutMs: number;
+  /** /metrics on this port, and the bearer token it asks for (null: none); see config.ts. */
+  metrics: { onApiPort: boolean; token: string | null };
 }
 
 export interface AppOptions {
@@ -54,11 +59,21 @@ export interface AppOptions {
 }
 
 const BODY_LIMIT = 64 * 1024;
+// A client that sends headers and part of a body, then nothing, must not hold a connection (or a
+// shutdown) forever: the whole request within requestTimeoutMs, checked every second, else 408.
+// A socket silent both ways for a minute is closed too; no handler waits that long on a provider.
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** The Fastify instance with the production settings, parsers and error handling, before any route. */
-export function createFastify(options: AppOptions): FastifyInstance {
+export function createFastify(options: AppOptions & { requestTimeoutMs?: number }): FastifyInstance {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: options.logger,
+    requestTimeout,
+    connectionTimeout: IDLE_SOCKET_TIMEOUT_MS,
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     logController: new AccessLog(),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
@@ -71,11 +86,12 @@ export function createFastify(options: AppOptions): FastifyInstance {
   registerJsonBodyParser(app);
   registerErrorHandling(app);
   echoRequestId(app);
+  keepRequestDeadlineWhileClosing(app, requestTimeout);
   return app;
 }
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
-  const app = createFastify(options);
+  const app = createFastify({ ...options, requestTimeoutMs: services.http.requestTimeoutMs });
   observeRequests(app, services.metrics);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
@@ -84,7 +100,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await app.register(rateLimit, { global: false });
 
   await app.register(healthRoutes(services.checkReady));
-  await app.register(metricsRoutes(services.metrics));
+  if (services.http.metrics.onApiPort) await app.register(metricsRoutes(services.metrics, services.http.metrics.token));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
   await app.register(checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
   await app.register(portalRoutes(services.portal, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });

@@ -48,9 +48,9 @@ interface Identity {
 async function composeIdentity(config: Config, logger: Logger): Promise<Identity> {
   const { identity } = config;
   if (identity.kind === 'oidc') {
-    const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl);
-    const onKeyFetchError = (error: Error) => logger.warn({ err: error.message }, 'could not fetch the identity provider keys; cached keys still verify');
-    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail, onKeyFetchError });
+    const onFetchError = (error: Error) => logger.warn({ err: error.message }, 'identity provider unavailable; cached keys still verify, next attempt after the back-off');
+    const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl, onFetchError);
+    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail });
     return { verifier, devRoutes: [] };
   }
   const key = await loadOrCreateSigningKey(config.dataDir);
@@ -112,7 +112,12 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
       const pending = await pendingMigrations(db);
       if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
     },
-    http: { corsOrigins: config.corsOrigins, checkoutRateLimit: config.checkoutRateLimit },
+    http: {
+      corsOrigins: config.corsOrigins,
+      checkoutRateLimit: config.checkoutRateLimit,
+      requestTimeoutMs: config.requestTimeoutMs,
+      metrics: { onApiPort: config.metrics.apiPort, token: config.metrics.token },
+    },
     devRoutes: [...identity.devRoutes, ...(embedded ? [embedded.billingPages(store, policy)] : [])],
   };
   if (embedded && simulator) services.devRoutes.push(embedded.billingPortalPages(services.portal, services.verifier, simulator.url));

@@ -13,8 +13,17 @@ export type IdentityConfig =
   | { kind: 'oidc'; issuer: string; audience: string; jwksUrl: string | null; emailClaim: string };
 
 export type PaymentsConfig =
-  | { kind: 'simulator'; apiKey: string; simulatorPort: number; livemode: false }
+  | { kind: 'simulator'; apiKey: string; simulatorHost: string; simulatorPort: number; livemode: false }
   | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
+
+/** Where /metrics is served: on its own listener (port), or on the API port when apiPort is true. */
+export interface MetricsConfig {
+  port: number | null;
+  host: string;
+  /** Bearer token /metrics asks for; null: none. */
+  token: string | null;
+  apiPort: boolean;
+}
 
 export interface Config {
   nodeEnv: 'production' | 'development' | 'test';
@@ -37,6 +46,9 @@ export interface Config {
   checkoutRateLimit: number;
   /** Origins browsers may call the API from; empty: CORS off. */
   corsOrigins: string[];
+  /** Longest a client may take to send a whole request, headers and body. */
+  requestTimeoutMs: number;
+  metrics: MetricsConfig;
 }
 
 export class ConfigError extends Error {
@@ -92,11 +104,14 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
   return value;
 }
 
-function database(env: Env, dataDir: string): DatabaseConfig {
+function database(env: Env, dataDir: string, production: boolean): DatabaseConfig {
   const url = text(env, 'DATABASE_URL');
   const poolSize = () => integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500);
   if (url === undefined) return { kind: 'embedded', dataDir, poolSize: poolSize() };
-  if (url === 'memory://') return { kind: 'pglite' };
+  if (url === 'memory://') {
+    if (production) throw new ConfigError('DATABASE_URL', 'cannot be memory:// when NODE_ENV=production (everything would be lost on restart)');
+    return { kind: 'pglite' };
+  }
   if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url, poolSize: poolSize() };
   throw new ConfigError('DATABASE_URL', 'must be postgres://..., postgresql://... or memory://');
 }
@@ -125,7 +140,9 @@ function payments(env: Env, production: boolean): PaymentsConfig {
     if (production) throw new ConfigError('PAYMENTS_API_KEY', 'is required when NODE_ENV=production (the payment simulator is refused)');
     if (apiBase !== undefined) throw new ConfigError('PAYMENTS_API_BASE', 'needs PAYMENTS_API_KEY to be set');
     const simulatorPort = integer(env, 'PAYMENTS_SIMULATOR_PORT', 12111, 0, 65535);
-    return { kind: 'simulator', apiKey: SIMULATOR_API_KEY, simulatorPort, livemode: false };
+    // Loopback whatever HOST says: the dashboard shows every customer's e-mail and cancel buttons.
+    const simulatorHost = text(env, 'PAYMENTS_SIMULATOR_HOST') ?? '127.0.0.1';
+    return { kind: 'simulator', apiKey: SIMULATOR_API_KEY, simulatorHost, simulatorPort, livemode: false };
   }
   if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(apiKey)) {
     throw new ConfigError('PAYMENTS_API_KEY', 'must be a secret or restricted key (sk_test_..., sk_live_..., rk_...)');
@@ -133,7 +150,7 @@ function payments(env: Env, production: boolean): PaymentsConfig {
   return { kind: 'stripe', apiKey, apiBase: apiBase ?? null, livemode: apiKey.includes('_live_') };
 }
 
-function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig): string[] {
+function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig, production: boolean): string[] {
   const raw = text(env, 'PAYMENTS_WEBHOOK_SECRET');
   if (raw === undefined) {
     if (paymentsConfig.kind === 'stripe') throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'is required when PAYMENTS_API_KEY is set');
@@ -142,6 +159,10 @@ function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig): string[] {
   const secrets = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (secrets.length === 0 || secrets.some((s) => !/^whsec_\S+$/.test(s))) {
     throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'must be one or more comma-separated whsec_... secrets');
+  }
+  // The simulator's secret is published in this repository: anyone could sign events with it.
+  if (production && secrets.includes(SIMULATOR_WEBHOOK_SECRET)) {
+    throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', `cannot be the simulator's published ${SIMULATOR_WEBHOOK_SECRET} when NODE_ENV=production`);
   }
   return secrets;
 }
@@ -175,6 +196,19 @@ function origins(env: Env, name: string, fallback: string[]): string[] {
   });
 }
 
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+
+// /metrics shows the Node version and business counters: on the API port only when that port is
+// loopback-only or a token guards it; otherwise on METRICS_PORT (loopback unless METRICS_HOST says).
+function metrics(env: Env, apiHost: string): MetricsConfig {
+  const port = text(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 0, 65535);
+  const token = text(env, 'METRICS_TOKEN') ?? null;
+  if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token)) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 printable characters without spaces');
+  const host = text(env, 'METRICS_HOST') ?? '127.0.0.1';
+  if (port === null && text(env, 'METRICS_HOST') !== undefined) throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT to be set');
+  return { port, host, token, apiPort: port === null && (token !== null || isLoopback(apiHost)) };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevel(env: Env): string {
@@ -189,7 +223,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = integer(env, 'PORT', 8000, 0, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const dataDir = resolve(text(env, 'DATA_DIR') ?? './.data');
-  const db = database(env, dataDir);
+  const db = database(env, dataDir, production);
   const paymentsConfig = payments(env, production);
   const priceMap = prices(env, paymentsConfig);
   const defaultPlan = text(env, 'BILLING_DEFAULT_PLAN') ?? [...priceMap.keys()][0]!;
@@ -210,7 +244,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     database: db,
     identity: identity(env, production),
     payments: paymentsConfig,
-    webhookSecrets: webhookSecrets(env, paymentsConfig),
+    webhookSecrets: webhookSecrets(env, paymentsConfig, production),
     prices: priceMap,
     defaultPlan,
     appUrl: appUrl.href.replace(/\/$/, ''),
@@ -219,5 +253,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     graceDays: integer(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
     checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', 20, 1, 10_000),
     corsOrigins: origins(env, 'CORS_ALLOWED_ORIGINS', []),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000, 1_000, 300_000),
+    metrics: metrics(env, host),
   });
 }

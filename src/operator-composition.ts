@@ -31,7 +31,7 @@ export interface OperatorComposition {
 
 async function operatorPayments(config: Config, logger: Logger): Promise<PaymentsProvider> {
   if (config.payments.kind === 'stripe') return createStripePayments(createStripeClient(config.payments.apiKey, config.payments.apiBase), logger);
-  const url = localOrigin(config.host, config.payments.simulatorPort);
+  const url = localOrigin(config.payments.simulatorHost, config.payments.simulatorPort);
   const answers = await fetch(`${url}/favicon.ico`, { signal: AbortSignal.timeout(5_000) }).then(() => true, () => false);
   if (!answers) throw new Error(`the payment simulator runs inside the service and nothing answers at ${url} (PAYMENTS_SIMULATOR_PORT): start the service (npm start), then run this again`);
   return createStripePayments(createStripeClient(config.payments.apiKey, url), logger);

@@ -2,6 +2,7 @@
 // what happened and, once the webhook has arrived, the new tier; each links to the billing page
 // (where the portal opens, billing-portal-pages.ts), the simulator's dashboard and the API docs.
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
 import type { Store } from '../domain/ports/store.ts';
 import { escapeHtml } from './payments-simulator/pages/layout.ts';
@@ -25,9 +26,12 @@ export const HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+// A session id as the provider mints them; anything else (NUL, say, which the database refuses) is a 422.
+const SuccessQuery = Type.Object({ session_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]{1,255}$' })) });
+
 export function billingPages(store: Store, policy: TierPolicy): FastifyPluginAsync {
   return async (app) => {
-    app.get<{ Querystring: { session_id?: string } }>('/billing/success', { schema: { hide: true } }, async (request, reply) => {
+    app.get<{ Querystring: { session_id?: string } }>('/billing/success', { schema: { hide: true, querystring: SuccessQuery } }, async (request, reply) => {
       const sessionId = request.query.session_id ?? '';
       const userId = await store.checkoutSessions.userOf(sessionId);
       const user = userId === null ? null : await store.users.findById(userId);

@@ -21,7 +21,7 @@ export async function startEmbeddedSimulator(config: Config, db: Database, logge
   const log = logger.child({ component: 'payments-simulator' });
   const simulator = await startPaymentsSimulator({
     db,
-    host: config.host,
+    host: config.payments.kind === 'simulator' ? config.payments.simulatorHost : '127.0.0.1',
     port: config.payments.kind === 'simulator' ? config.payments.simulatorPort : 0,
     apiKey: config.payments.apiKey,
     webhookUrl: () => (serviceUrl === null ? null : `${serviceUrl}/api/v1/webhooks/payments`),

@@ -23,7 +23,10 @@ export function bearerToken(header: string | undefined): string | null {
 export function authenticate(verifier: TokenVerifier) {
   return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = bearerToken(request.headers.authorization);
-    if (token === null) throw new DomainError('not_authenticated', 'Not authenticated');
+    if (token === null) {
+      const reason = request.headers.authorization === undefined ? 'no Authorization header' : 'Authorization header is not Bearer credentials';
+      throw new DomainError('not_authenticated', 'Not authenticated', { reason });
+    }
     request.principal = await verifier.verify(token);
   };
 }

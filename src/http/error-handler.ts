@@ -13,6 +13,9 @@ interface Rendered {
   headers?: Record<string, string>;
 }
 
+// A database outage is usually short: clients (and balancers) are told when to try again.
+const RETRY_LATER = { 'retry-after': '5' };
+
 function renderDomain(error: DomainError): Rendered {
   const code: ErrorCode = error.code;
   switch (code) {
@@ -36,7 +39,7 @@ function renderDomain(error: DomainError): Rendered {
     case 'payments_throttled':
       return { status: 503, detail: error.message, headers: { 'retry-after': String(error.details.retryAfterSeconds ?? 1) } };
     case 'database_unavailable':
-      return { status: 503, detail: error.message };
+      return { status: 503, detail: error.message, headers: RETRY_LATER };
     default: {
       const unknown: never = code;
       throw new Error(`unmapped error code ${String(unknown)}`);
@@ -50,7 +53,7 @@ export const statusOf = (error: DomainError): number => renderDomain(error).stat
 function render(error: FastifyError, input: unknown): Rendered | null {
   if (error instanceof DomainError) return renderDomain(error);
   if (error instanceof JsonBodyError) return { status: 422, detail: [jsonDecodeError(error.position, error.reason)] };
-  if (error instanceof DatabaseUnavailableError) return { status: 503, detail: 'Database unavailable' };
+  if (error instanceof DatabaseUnavailableError) return { status: 503, detail: 'Database unavailable', headers: RETRY_LATER };
   if (error.validation) return { status: 422, detail: toValidationErrors(error.validation, error.validationContext ?? 'body', input) };
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, detail: 'Request body too large' };
   const status = error.statusCode ?? 500;
@@ -67,6 +70,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(500).send({ detail: 'Internal Server Error' });
     }
     if (rendered.status >= 500) request.log.warn({ err: error }, 'dependency unavailable');
+    // Why a caller was refused, for whoever debugs an identity provider's set-up: never the token.
+    if (rendered.status === 401) request.log.info({ reason: (error as unknown as DomainError).details.reason }, 'authentication refused');
     return reply.status(rendered.status).headers(rendered.headers ?? {}).send({ detail: rendered.detail });
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));

@@ -71,20 +71,14 @@ export const NAMED_SCHEMAS = [
 
 export const ref = (id: string) => ({ $ref: `${id}#` });
 
-/** The 401 answers every authenticated operation can give. */
-export const AUTH_RESPONSES = { 401: ref('ErrorDetail') };
+type Headers = Record<string, { type: 'string' | 'integer'; description: string }>;
 
-/** Every answer of an authenticated billing operation that takes a JSON body and calls the provider. */
-export const billingResponses = (success: string) => ({
-  200: ref(success),
-  400: ref('ErrorDetail'),
-  ...AUTH_RESPONSES,
-  409: ref('ErrorDetail'),
-  413: ref('ErrorDetail'),
-  415: ref('ErrorDetail'),
-  422: ref('HTTPValidationError'),
-  429: ref('ErrorDetail'),
-  500: ref('ErrorDetail'),
-  502: ref('ErrorDetail'),
-  503: ref('ErrorDetail'),
-});
+/** A response as /openapi.json shows it: its schema by name, what it means, the headers it carries. */
+export const described = (id: string, description: string, headers?: Headers) => ({ ...ref(id), description, ...(headers ? { headers } : {}) });
+
+/** The 401 answers every authenticated operation can give. */
+export const AUTH_RESPONSES = {
+  401: described('ErrorDetail', 'No bearer token ("Not authenticated"), or one that is malformed, expired, badly signed, or for another issuer or audience ("Invalid token")', {
+    'WWW-Authenticate': { type: 'string', description: '`Bearer` without a token; `Bearer error="invalid_token"` for a refused one' },
+  }),
+};

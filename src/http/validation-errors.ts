@@ -6,9 +6,21 @@ export interface ValidationErrorItem {
   type: string;
   loc: (string | number)[];
   msg: string;
-  input: unknown;
+  input?: unknown;
   ctx?: Record<string, unknown>;
 }
+
+// An input is echoed only when it nests no deeper than this: 10,000 nested arrays in a 64 KiB body
+// overflowed the serializer's stack and left the 422 as `{}`. `input` is optional in the contract.
+const MAX_ECHOED_DEPTH = 32;
+
+function nestsDeeper(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((child) => nestsDeeper(child, levels - 1));
+}
+
+const echoed = (input: unknown): { input?: unknown } => (nestsDeeper(input, MAX_ECHOED_DEPTH) ? {} : { input });
 
 const TYPE_ERRORS: Record<string, [type: string, msg: string]> = {
   string: ['string_type', 'Input should be a valid string'],
@@ -68,7 +80,7 @@ function describe(error: FastifySchemaValidationError, root: unknown, path: Path
 export function toValidationErrors(errors: FastifySchemaValidationError[], part: string, root: unknown): ValidationErrorItem[] {
   return errors.map((error) => {
     const { at, ...item } = describe(error, root, pathOf(error.instancePath, root));
-    return { type: item.type, loc: [PART_NAMES[part] ?? part, ...at], msg: item.msg, input: item.input, ...(item.ctx ? { ctx: item.ctx } : {}) };
+    return { type: item.type, loc: [PART_NAMES[part] ?? part, ...at], msg: item.msg, ...echoed(item.input), ...(item.ctx ? { ctx: item.ctx } : {}) };
   });
 }
 
@@ -79,5 +91,5 @@ export function jsonDecodeError(position: number, reason: string): ValidationErr
 
 /** One item for a field the domain rejected (a redirect URL, say). */
 export function fieldError(field: string, type: string, msg: string, input: unknown): ValidationErrorItem {
-  return { type, loc: ['body', field], msg, input };
+  return { type, loc: ['body', field], msg, ...echoed(input) };
 }

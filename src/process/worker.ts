@@ -6,8 +6,10 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app.ts';
 import { compose } from '../composition.ts';
 import type { Config } from '../config.ts';
+import { listenForMetrics, type MetricsListener } from '../http/metrics-server.ts';
 
-const SHUTDOWN_BOUND_MS = 10_000;
+// Long enough for a request whose body is still arriving to finish or time out (HTTP_REQUEST_TIMEOUT_MS).
+const shutdownBoundMs = (config: Readonly<Config>): number => Math.max(10_000, config.requestTimeoutMs + 5_000);
 // Ctrl-C under `npm start` arrives twice at once: from the terminal and forwarded by npm. A repeat
 // within this window is the same request to stop; a later one means stop now.
 const SAME_SIGNAL_MS = 1_000;
@@ -19,9 +21,10 @@ export async function runWorker(config: Readonly<Config>, fail: (error: unknown)
 
   // SIGTERM/SIGINT are handled here rather than by close-with-grace, which would exit at once on
   // the duplicate; it still bounds the close and handles uncaught errors.
-  const grace = closeWithGrace({ delay: SHUTDOWN_BOUND_MS, logger: app.log, skip: ['SIGTERM', 'SIGINT'] }, async ({ err }) => {
+  let metricsListener: MetricsListener | null = null;
+  const grace = closeWithGrace({ delay: shutdownBoundMs(config), logger: app.log, skip: ['SIGTERM', 'SIGINT'] }, async ({ err }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error');
-    await app.close();
+    await Promise.all([app.close(), metricsListener?.close()]);
     await composition.close();
   });
   let stoppingSince: number | null = null;
@@ -40,7 +43,9 @@ export async function runWorker(config: Readonly<Config>, fail: (error: unknown)
 
   const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
   composition.setServiceUrl(address);
-  const { database } = config;
+  const { metrics, database } = config;
+  if (metrics.port !== null) metricsListener = await listenForMetrics(composition.services.metrics, { ...metrics, port: metrics.port }, composition.logger).catch(fail);
+  else if (!metrics.apiPort) app.log.info('metrics off: HOST is not loopback; set METRICS_PORT (a listener of its own) or METRICS_TOKEN to serve /metrics');
   app.log.info(`database: ${database.kind === 'postgres' ? 'PostgreSQL' : database.kind === 'embedded' ? `embedded PostgreSQL in ${database.dataDir}` : 'PGlite, in memory'}`);
   if (config.identity.kind === 'dev') {
     app.log.info('development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com');

@@ -48,6 +48,16 @@ describe(`checkout errors (${databaseLabel})`, () => {
     assert.deepEqual(response.json(), { detail: [{ type: 'string_type', loc: ['body', 'success_url'], msg: 'Input should be a valid string', input: 5 }] });
   });
 
+  test('success_url nested 10,000 levels deep: the 422 item in full, its input left out', async () => {
+    for (const deep of ['['.repeat(10_000) + ']'.repeat(10_000), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)]) {
+      const response = await post(`{"success_url": ${deep}}`);
+      assert.equal(response.statusCode, 422);
+      assert.deepEqual(response.json(), { detail: [{ type: 'string_type', loc: ['body', 'success_url'], msg: 'Input should be a valid string' }] });
+    }
+    const shallow = await post('{"success_url": [[["x"]]]}');
+    assert.deepEqual(shallow.json().detail[0].input, [[['x']]], 'a shallow input is still echoed');
+  });
+
   for (const field of ['success_url', 'cancel_url']) {
     for (const url of REFUSED_URLS) {
       test(`${field} ${JSON.stringify(url.slice(0, 50))} is refused`, async () => {

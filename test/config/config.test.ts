@@ -110,6 +110,10 @@ describe('configuration', () => {
     ['BILLING_GRACE_DAYS', { BILLING_GRACE_DAYS: '-1' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['NODE_ENV', { NODE_ENV: 'staging' }],
+    ['HTTP_REQUEST_TIMEOUT_MS', { HTTP_REQUEST_TIMEOUT_MS: '0' }],
+    ['METRICS_PORT', { METRICS_PORT: 'nine' }],
+    ['METRICS_HOST', { METRICS_HOST: '0.0.0.0' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }],
   ];
   for (const [variable, env] of refusals) {
     test(`${variable} is refused: ${JSON.stringify(env)}`, () => assertRefused(env, variable));
@@ -128,6 +132,15 @@ describe('configuration', () => {
   test('NODE_ENV=production refuses the payment simulator', () => {
     const { PAYMENTS_API_KEY: _key, PAYMENTS_WEBHOOK_SECRET: _secret, ...withoutKey } = PRODUCTION;
     assertRefused(withoutKey, 'PAYMENTS_API_KEY');
+  });
+
+  test('NODE_ENV=production refuses the simulator\'s published webhook secret, alone or in a rotation list', () => {
+    assertRefused({ ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: SIMULATOR_WEBHOOK_SECRET }, 'PAYMENTS_WEBHOOK_SECRET');
+    assertRefused({ ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: `whsec_abc123,${SIMULATOR_WEBHOOK_SECRET}` }, 'PAYMENTS_WEBHOOK_SECRET');
+  });
+
+  test('NODE_ENV=production refuses the in-memory database', () => {
+    assertRefused({ ...PRODUCTION, DATABASE_URL: 'memory://' }, 'DATABASE_URL');
   });
 
   test('the server refuses to start on a bad PORT with one line on stderr and a non-zero exit', async () => {

@@ -31,6 +31,24 @@ describe('OpenAPI document, docs and health', () => {
     assert.deepEqual(Object.keys(document.paths['/api/v1/billing/checkout'].post.requestBody.content['application/json'].schema), ['$ref']);
   });
 
+  test('every response of the three operations says what it means, with the headers clients rely on', async () => {
+    const { paths } = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operations = [paths['/api/v1/users/me'].get, paths['/api/v1/billing/checkout'].post, paths['/api/v1/webhooks/payments'].post];
+    for (const operation of operations) {
+      for (const [status, response] of Object.entries(operation.responses) as [string, { description: string }][]) {
+        assert.ok(response.description && response.description !== 'Default Response', `${operation.operationId} ${status}`);
+      }
+    }
+    const checkout = paths['/api/v1/billing/checkout'].post.responses;
+    assert.ok(checkout['401'].headers['WWW-Authenticate']);
+    assert.ok(paths['/api/v1/users/me'].get.responses['401'].headers['WWW-Authenticate']);
+    assert.ok(checkout['429'].headers['Retry-After']);
+    assert.ok(checkout['503'].headers['Retry-After']);
+    const webhook = paths['/api/v1/webhooks/payments'].post;
+    assert.ok(webhook.requestBody.content['application/json'].schema.properties.created);
+    assert.ok(webhook.parameters.some((p: { in: string; name: string; required: boolean }) => p.in === 'header' && p.name === 'stripe-signature' && p.required));
+  });
+
   test('/docs serves an HTML page', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/docs' });
     const page = response.statusCode === 302 ? await t.app.inject({ method: 'GET', url: response.headers.location as string }) : response;

@@ -47,6 +47,7 @@ describe('webhook processing while PostgreSQL goes away (PostgreSQL)', { skip: !
   });
 
   interface Answer {
+    headers: Record<string, string>;
     statusCode: number;
     body: string;
     json(): Record<string, unknown>;
@@ -67,7 +68,7 @@ describe('webhook processing while PostgreSQL goes away (PostgreSQL)', { skip: !
     try {
       const response = await fetch(`${service.url}${path}`, init);
       const body = await response.text();
-      return { statusCode: response.status, body, json: () => JSON.parse(body) };
+      return { statusCode: response.status, headers: Object.fromEntries(response.headers), body, json: () => JSON.parse(body) };
     } catch (error) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       throw new Error(`no answer from the service (${(error as Error).message}); ${fate()}`);
@@ -162,6 +163,7 @@ describe('webhook processing while PostgreSQL goes away (PostgreSQL)', { skip: !
     const outageMs = performance.now() - started;
     assert.equal(duringOutage.statusCode, 503, duringOutage.body);
     assert.deepEqual(duringOutage.json(), { detail: 'Database unavailable' });
+    assert.equal(duringOutage.headers['retry-after'], '5', 'as /openapi.json documents');
     assert.ok(outageMs < 6_000, `answered in ${outageMs.toFixed(0)} ms`);
     assert.equal((await me('stopped-server')).statusCode, 503);
     assert.equal((await call('/readyz')).statusCode, 503);

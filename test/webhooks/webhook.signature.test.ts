@@ -44,6 +44,14 @@ describe(`webhook signature (${databaseLabel})`, () => {
     const body = payload();
     return assertRejected(body, signedHeaders(body, CURRENT, now() + 301));
   });
+  test('a correctly signed event dated after its signature (beyond the skew)', () => {
+    const body = JSON.stringify(eventOf('customer.subscription.updated', subscriptionObject(), { created: now() + 3600 }));
+    return assertRejected(body, signedHeaders(body, CURRENT));
+  });
+  test('a correctly signed event dated in the year 9999', () => {
+    const body = JSON.stringify(eventOf('customer.created', { id: 'cus_1', object: 'customer' }, { created: 253_402_300_799 }));
+    return assertRejected(body, signedHeaders(body, CURRENT));
+  });
   test('tampered body', () => {
     const body = payload();
     return assertRejected(body.replace('cus_1', 'cus_2'), signedHeaders(body, CURRENT));

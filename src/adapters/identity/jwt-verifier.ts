@@ -1,20 +1,25 @@
 // Verifies access tokens with jose: signature against the issuer's keys, an allow-list of
 // asymmetric algorithms (no HS*, no `none`), iss, aud, exp and nbf with a small clock tolerance.
 // The development identity provider goes through exactly this code; only the key source differs.
-import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createHash } from 'node:crypto';
+import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { DomainError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/model.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
+import type { UserinfoAnswer } from './oidc-issuer.ts';
+import { refusalReason } from './refusal-reason.ts';
 
 export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 const CLOCK_TOLERANCE_SECONDS = 30;
 // Loose on purpose (identity providers vouch for the address); it only keeps out what no address has.
 const EMAIL_SHAPE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+$/;
 const MAX_CLAIM_LENGTH = { sub: 255, email: 320 };
-// Userinfo answers are kept per token until it expires: a client repeating its token must not cost
-// a userinfo call per request (Auth0 allows a few per minute per user).
+// Userinfo answers are kept per token (by its hash), bounded: an e-mail until the token expires, no
+// e-mail or a failure (a 429, say) for a minute. A client repeating its token must not cost a
+// userinfo call per request (Auth0 allows a few per minute per user).
 const USERINFO_CACHE_SIZE = 10_000;
+const USERINFO_PROBLEM_TTL_MS = 60_000;
 
 export interface JwtVerifierOptions {
   issuer: string;
@@ -22,8 +27,7 @@ export interface JwtVerifierOptions {
   keys: JWTVerifyGetKey;
   emailClaim: string;
   /** Asked for the e-mail when the token carries none (the issuer's userinfo endpoint). */
-  fetchEmail?: (token: string) => Promise<string | null>;
-  onKeyFetchError?: (error: Error) => void;
+  fetchEmail?: (token: string) => Promise<UserinfoAnswer>;
 }
 
 function invalid(reason: string): DomainError {
@@ -38,10 +42,6 @@ function claimText(payload: JWTPayload, claim: string, maxLength: number): strin
   return value;
 }
 
-function isKeyFetchFailure(error: unknown): error is Error {
-  return error instanceof joseErrors.JWKSTimeout || (error instanceof Error && !(error instanceof joseErrors.JOSEError));
-}
-
 export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   const verifyOptions = {
     issuer: options.issuer,
@@ -50,27 +50,27 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     requiredClaims: ['exp', 'sub'],
   };
-  const userinfoEmails = new Map<string, { email: string; expiresAt: number }>();
-  async function emailFromIssuer(token: string, payload: JWTPayload): Promise<string | null> {
-    if (!options.fetchEmail) return null;
-    const cached = userinfoEmails.get(token);
-    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.email;
-    let found: string | null;
-    try {
-      found = await options.fetchEmail(token);
-    } catch {
-      throw invalid('userinfo endpoint did not answer with an e-mail');
-    }
-    if (found !== null) {
-      if (userinfoEmails.size >= USERINFO_CACHE_SIZE) userinfoEmails.delete(userinfoEmails.keys().next().value!);
-      userinfoEmails.set(token, { email: found, expiresAt: payload.exp! * 1000 });
-    }
-    return found;
+  const userinfo = new Map<string, { answer: UserinfoAnswer; expiresAt: number }>();
+  async function askUserinfo(token: string, payload: JWTPayload): Promise<UserinfoAnswer> {
+    if (!options.fetchEmail) return { problem: 'no userinfo endpoint to ask' };
+    const key = createHash('sha256').update(token).digest('base64url');
+    const cached = userinfo.get(key);
+    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.answer;
+    const answer = await options.fetchEmail(token);
+    const expiresAt = 'email' in answer ? payload.exp! * 1000 : Math.min(payload.exp! * 1000, Date.now() + USERINFO_PROBLEM_TTL_MS);
+    userinfo.delete(key);
+    if (userinfo.size >= USERINFO_CACHE_SIZE) userinfo.delete(userinfo.keys().next().value!);
+    userinfo.set(key, { answer, expiresAt });
+    return answer;
   }
   async function email(payload: JWTPayload, token: string): Promise<string> {
-    const fromClaim = claimText(payload, options.emailClaim, MAX_CLAIM_LENGTH.email);
-    const found = fromClaim ?? (await emailFromIssuer(token, payload));
-    if (found === null || found.length > MAX_CLAIM_LENGTH.email) throw invalid('token carries no e-mail');
+    let found = claimText(payload, options.emailClaim, MAX_CLAIM_LENGTH.email);
+    if (found === null) {
+      const answer = await askUserinfo(token, payload);
+      if ('problem' in answer) throw invalid(`token has no "${options.emailClaim}" claim and ${answer.problem}`);
+      found = answer.email;
+    }
+    if (found.length > MAX_CLAIM_LENGTH.email) throw invalid('e-mail too long');
     if (!EMAIL_SHAPE.test(found)) throw invalid('e-mail claim is not an address');
     return found;
   }
@@ -80,8 +80,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       try {
         ({ payload } = await jwtVerify(token, options.keys, verifyOptions));
       } catch (error) {
-        if (isKeyFetchFailure(error)) options.onKeyFetchError?.(error);
-        throw invalid(error instanceof joseErrors.JOSEError ? error.code : 'verification failed');
+        throw invalid(refusalReason(error));
       }
       const idpId = claimText(payload, 'sub', MAX_CLAIM_LENGTH.sub);
       if (idpId === null) throw invalid('token has no subject');

@@ -1,88 +1,76 @@
-// A real OpenID Connect issuer: discovery document, remote JWKS (cached by jose, refetched on an
-// unknown `kid` at most once per cooldown, the last keys kept while the issuer is unreachable),
-// and the userinfo endpoint for tokens without e-mail.
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+// A real OpenID Connect issuer: discovery document, remote JWKS (remote-key-set.ts), and the
+// userinfo endpoint for tokens without an e-mail. Every failure of the issuer is remembered for a
+// while (remembered.ts), so a failing issuer costs at most one outbound fetch per back-off, however
+// many requests (forged tokens included) arrive meanwhile.
+import type { JWTVerifyGetKey } from 'jose';
+import { remembered } from './remembered.ts';
+import { FAILURE_BACKOFF_MS, remoteKeySet } from './remote-key-set.ts';
 
 const TIMEOUT_MS = 5_000;
-const COOLDOWN_MS = 30_000;
-// What jose throws when the key set could not be fetched or read, as opposed to a token's fault.
-const KEY_SET_FETCH_FAILURES = new Set(['ERR_JOSE_GENERIC', 'ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID']);
-
-function isKeySetFetchFailure(error: unknown): boolean {
-  return !(error instanceof joseErrors.JOSEError) || KEY_SET_FETCH_FAILURES.has(error.code);
-}
-
-/**
- * jose's remote key set, stale-if-error: when the issuer cannot be reached, the keys fetched last
- * keep verifying (an outage must not reject every token once jose's 10-minute cache age is over),
- * and the issuer is asked again at most once per cooldown instead of on every request.
- */
-function remoteKeySet(url: URL): JWTVerifyGetKey {
-  const remote = createRemoteJWKSet(url, { timeoutDuration: TIMEOUT_MS, cooldownDuration: COOLDOWN_MS });
-  let stale: { keys: JWTVerifyGetKey; failedAt: number } | null = null;
-  return async (header, token) => {
-    if (stale !== null && Date.now() - stale.failedAt < COOLDOWN_MS) return stale.keys(header, token);
-    try {
-      return await remote(header, token);
-    } catch (error) {
-      const last = remote.jwks();
-      if (last === undefined || !isKeySetFetchFailure(error)) throw error;
-      stale = { keys: createLocalJWKSet(last), failedAt: Date.now() };
-      return stale.keys(header, token);
-    }
-  };
-}
 
 interface Discovery {
   jwks_uri?: string;
   userinfo_endpoint?: string;
 }
 
+/** What userinfo said: an e-mail, or why there is none (for the log; never the token). */
+export type UserinfoAnswer = { email: string } | { problem: string };
+
+class HttpStatusError extends Error {
+  constructor(
+    url: string,
+    readonly status: number,
+  ) {
+    super(`${url} answered ${status}`);
+  }
+}
+
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
   const response = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  if (!response.ok) throw new HttpStatusError(url, response.status);
   return response.json();
 }
 
 export interface OidcIssuer {
   keys: JWTVerifyGetKey;
-  fetchEmail(token: string): Promise<string | null>;
+  fetchEmail(token: string): Promise<UserinfoAnswer>;
 }
 
-export function connectOidcIssuer(issuer: string, jwksUrl: string | null): OidcIssuer {
-  // Discovery is fetched when first needed and retried after a failure, so a slow issuer at
-  // start-up does not stop the service.
-  let discovery: Promise<Discovery> | null = null;
-  const discover = (): Promise<Discovery> => {
-    discovery ??= (getJson(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`) as Promise<Discovery>).catch((error) => {
-      discovery = null;
-      throw error;
-    });
-    return discovery;
-  };
+export function connectOidcIssuer(issuer: string, jwksUrl: string | null, onFetchError: (error: Error) => void): OidcIssuer {
+  // Fetched when first needed, so a slow issuer at start-up does not stop the service.
+  const discover = remembered(async () => {
+    try {
+      return (await getJson(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)) as Discovery;
+    } catch (error) {
+      const failed = new Error(`OIDC discovery of ${issuer} failed: ${(error as Error).message}`);
+      onFetchError(failed);
+      throw failed;
+    }
+  }, FAILURE_BACKOFF_MS);
   // One key set for the process, even when the first requests arrive together.
-  let keySet: Promise<JWTVerifyGetKey> | null = jwksUrl ? Promise.resolve(remoteKeySet(new URL(jwksUrl))) : null;
-  const resolveKeySet = (): Promise<JWTVerifyGetKey> => {
-    keySet ??= discover()
-      .then(({ jwks_uri }) => {
-        if (!jwks_uri) throw new Error('the issuer publishes no jwks_uri');
-        return remoteKeySet(new URL(jwks_uri));
-      })
-      .catch((error) => {
-        keySet = null;
-        throw error;
-      });
-    return keySet;
-  };
+  const keySet = remembered(async () => {
+    const url = jwksUrl ?? (await discover()).jwks_uri;
+    if (!url) throw new Error(`the issuer ${issuer} publishes no jwks_uri`);
+    return remoteKeySet(new URL(url), TIMEOUT_MS, onFetchError);
+  }, FAILURE_BACKOFF_MS);
   return {
     async keys(header, token) {
-      return (await resolveKeySet())(header, token);
+      return (await keySet())(header, token);
     },
     async fetchEmail(token) {
-      const { userinfo_endpoint } = await discover();
-      if (!userinfo_endpoint) return null;
-      const info = (await getJson(userinfo_endpoint, { authorization: `Bearer ${token}` })) as { email?: unknown };
-      return typeof info.email === 'string' && info.email !== '' ? info.email : null;
+      let endpoint: string | undefined;
+      try {
+        endpoint = (await discover()).userinfo_endpoint;
+      } catch (error) {
+        return { problem: (error as Error).message };
+      }
+      if (!endpoint) return { problem: 'the issuer publishes no userinfo_endpoint' };
+      try {
+        const info = (await getJson(endpoint, { authorization: `Bearer ${token}` })) as { email?: unknown };
+        return typeof info.email === 'string' && info.email !== '' ? { email: info.email } : { problem: 'userinfo answered without an e-mail' };
+      } catch (error) {
+        return { problem: error instanceof HttpStatusError ? `userinfo answered ${error.status}` : `userinfo failed: ${(error as Error).message}` };
+      }
     },
   };
 }

@@ -1,5 +1,7 @@
 // WebhookVerifier for Stripe: verify the signature over the raw bytes, check the body is an
-// event, then translate it into the domain's PaymentEvent.
+// event, then translate it into the domain's PaymentEvent. An event cannot have been created after
+// it was signed: its `created` is bounded by the signature's timestamp (plus a small skew), so a
+// signed event dated far ahead cannot pin a subscription against every later event.
 import type Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
 import type { WebhookVerifier } from '../../domain/ports/webhook-verifier.ts';
@@ -30,11 +32,17 @@ function parseEvent(rawBody: Buffer): Stripe.Event {
   return event;
 }
 
+/** Seconds an event's `created` may exceed its signature's timestamp (one provider, one clock). */
+export const CREATED_AFTER_SIGNATURE_SKEW_SECONDS = 60;
+
 export function createStripeWebhookVerifier(secrets: readonly string[]): WebhookVerifier {
   return {
     verify(rawBody, signatureHeader) {
-      verifySignature(rawBody, signatureHeader, secrets);
+      const signedAt = verifySignature(rawBody, signatureHeader, secrets);
       const event = parseEvent(rawBody);
+      if (event.created > signedAt + CREATED_AFTER_SIGNATURE_SKEW_SECONDS) {
+        throw new DomainError('invalid_signature', `Webhook event ${event.id} is dated after it was signed`);
+      }
       try {
         return toPaymentEvent(event);
       } catch {

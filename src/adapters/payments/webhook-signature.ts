@@ -26,7 +26,8 @@ export function signPayload(rawBody: Buffer | string, secret: string, timestamp:
   return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
-export function verifySignature(rawBody: Buffer, header: string | undefined, secrets: readonly string[], now = Date.now()): void {
+/** Returns the signature's timestamp (unix seconds): when the provider signed this delivery. */
+export function verifySignature(rawBody: Buffer, header: string | undefined, secrets: readonly string[], now = Date.now()): number {
   if (header === undefined || header === '') throw invalid('missing Stripe-Signature header');
   const { timestamp, signatures } = parseHeader(header);
   if (Math.abs(Math.floor(now / 1000) - timestamp) > SIGNATURE_TOLERANCE_SECONDS) throw invalid('timestamp outside the tolerance');
@@ -35,4 +36,5 @@ export function verifySignature(rawBody: Buffer, header: string | undefined, sec
     return signatures.some((candidate) => timingSafeEqual(candidate, expected));
   });
   if (!matches) throw invalid('no signature matches');
+  return timestamp;
 }

@@ -4,7 +4,8 @@ import type { CheckoutInput, CheckoutService } from '../../domain/billing/checko
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
 import { perUserLimit } from '../per-user-limit.ts';
-import { billingResponses, ref } from '../schemas.ts';
+import { billingResponses } from '../responses.ts';
+import { ref } from '../schemas.ts';
 
 export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifier, perUserPerMinute: number): FastifyPluginAsync {
   return async (app) => {
@@ -15,7 +16,7 @@ export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifie
         tags: ['billing'],
         security: [{ bearerAuth: [] }],
         body: ref('CheckoutRequest'),
-        response: billingResponses('CheckoutResponse'),
+        response: billingResponses('CheckoutResponse', 'The hosted checkout session to send the user to', 'The user already has an active, trialing or past_due subscription'),
       },
       onRequest: authenticate(verifier),
       // Per user, after authentication; a checkout costs provider calls.

@@ -5,7 +5,8 @@ import type { PortalInput, PortalService } from '../../domain/billing/portal-ser
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
 import { perUserLimit } from '../per-user-limit.ts';
-import { billingResponses, ref } from '../schemas.ts';
+import { billingResponses } from '../responses.ts';
+import { ref } from '../schemas.ts';
 
 export function portalRoutes(portal: PortalService, verifier: TokenVerifier, perUserPerMinute: number): FastifyPluginAsync {
   return async (app) => {
@@ -17,7 +18,7 @@ export function portalRoutes(portal: PortalService, verifier: TokenVerifier, per
         tags: ['billing'],
         security: [{ bearerAuth: [] }],
         body: ref('PortalRequest'),
-        response: billingResponses('PortalResponse'),
+        response: billingResponses('PortalResponse', 'The billing portal session to send the user to', 'The user has no provider customer yet: nothing to manage before a first checkout'),
       },
       onRequest: authenticate(verifier),
       // Like checkout: per user, after authentication, since a session costs a provider call.

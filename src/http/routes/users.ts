@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { UserService } from '../../domain/users/user-service.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
-import { AUTH_RESPONSES, ref } from '../schemas.ts';
+import { ERROR_RESPONSES } from '../responses.ts';
+import { AUTH_RESPONSES, described } from '../schemas.ts';
 
 export function usersRoutes(users: UserService, verifier: TokenVerifier): FastifyPluginAsync {
   return async (app) => {
@@ -13,7 +14,7 @@ export function usersRoutes(users: UserService, verifier: TokenVerifier): Fastif
         summary: 'Get current user profile',
         tags: ['users'],
         security: [{ bearerAuth: [] }],
-        response: { 200: ref('User'), ...AUTH_RESPONSES, 500: ref('ErrorDetail'), 503: ref('ErrorDetail') },
+        response: { 200: described('User', 'The caller\'s profile, created on first access'), ...AUTH_RESPONSES, 500: ERROR_RESPONSES[500], 503: ERROR_RESPONSES[503] },
       },
       onRequest: authenticate(verifier),
       handler: (request) => users.profile(request.principal),

@@ -1,8 +1,21 @@
 // POST /webhooks/payments: provider events. The body stays raw bytes on this route only, since the
 // signature is computed over exactly those bytes; no Authorization header is used.
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import type { WebhookService } from '../../domain/webhooks/webhook-service.ts';
-import { ref } from '../schemas.ts';
+import { ERROR_RESPONSES } from '../responses.ts';
+import { described } from '../schemas.ts';
+
+// For /openapi.json only: the raw bytes are checked by their signature, never by a schema (a
+// schema's 422 would also take the place of the contract's 400 for a missing signature).
+const PaymentEvent = Type.Object(
+  { id: Type.String(), type: Type.String(), created: Type.Integer({ description: 'Unix time; at most 60 s after the signature\'s t' }), livemode: Type.Boolean(), data: Type.Object({ object: Type.Object({}) }) },
+  { description: 'A Stripe event exactly as Stripe sends it (its raw bytes are what is signed)' },
+);
+const SignatureHeader = Type.Object({
+  'stripe-signature': Type.String({ description: 't=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint\'s secret>; several v1 during a secret rotation' }),
+});
+const documentationOnly = () => () => true;
 
 /** Well above Stripe's largest events (a few hundred KB at most). */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -18,8 +31,18 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsync {
         summary: 'Payment provider webhook',
         tags: ['webhooks'],
         description: 'Stripe events, verified by the Stripe-Signature header over the raw body and processed exactly once.',
-        response: { 200: ref('WebhookResponse'), 400: ref('ErrorDetail'), 413: ref('ErrorDetail'), 500: ref('ErrorDetail'), 502: ref('ErrorDetail'), 503: ref('ErrorDetail') },
+        headers: SignatureHeader,
+        body: PaymentEvent,
+        response: {
+          200: described('WebhookResponse', '{"status": "processed"}, "duplicate" (already processed) or "ignored" (not for this service or mode)'),
+          400: described('ErrorDetail', 'Missing, malformed, stale or wrong Stripe-Signature, or a signed body that is not an event; nothing is stored'),
+          413: ERROR_RESPONSES[413],
+          500: described('ErrorDetail', 'The handler failed: nothing was kept, and the provider\'s redelivery runs it again'),
+          502: ERROR_RESPONSES[502],
+          503: ERROR_RESPONSES[503],
+        },
       },
+      validatorCompiler: documentationOnly,
       handler: async (request) => {
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const signature = request.headers['stripe-signature'];
