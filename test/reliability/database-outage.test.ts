@@ -3,9 +3,9 @@
 // nothing behind (no event record, none of the handler's writes), deliveries during the outage are
 // answered 503 at once instead of hanging, and once the database is back the same service
 // instance, never restarted, processes the provider's next delivery with all its effects.
-// The service runs as a real process; the fault lands mid-transaction for certain: the handler is
-// held inside its transaction on the provider re-read of the subscription (after it has linked the
-// customer) while the database dies.
+// The service runs as a real process; the fault lands mid-transaction for certain: the provider
+// read comes first (outside any transaction), then the handler's transaction waits inside, on the
+// user's row that a session of the test holds locked, while the database dies.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import pg from 'pg';
@@ -16,9 +16,9 @@ import { checkoutSessionObject, eventOf, signedHeaders, subscriptionObject, type
 import { startFaultyProvider, PROVIDER_WEBHOOK_SECRET, type FaultyProvider } from './support/payment-provider.ts';
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.ts';
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -97,10 +97,19 @@ describe('webhook processing while PostgreSQL goes away (PostgreSQL)', { skip: !
     const user = (await me(sub)).json() as { id: string };
     const subscription = subscriptionObject({ metadata: { user_id: user.id } });
     const session = checkoutSessionObject({ client_reference_id: user.id, customer: subscription.customer, subscription: subscription.id });
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    provider.front.inject('GET', new RegExp(`^/v1/subscriptions/${subscription.id}$`), { kind: 'reply', status: 200, body: subscription, gate });
-    return { user, subscription, event: eventOf('checkout.session.completed', session), release };
+    provider.front.inject('GET', new RegExp(`^/v1/subscriptions/${subscription.id}$`), { kind: 'reply', status: 200, body: subscription });
+    return { user, subscription, event: eventOf('checkout.session.completed', session) };
+  }
+
+  /** Holds the user's row locked from a session of its own, so the handler's transaction waits inside, on it. */
+  async function holdUserRow(userId: string) {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    admin.on('error', () => {}); // ended with the server in the second test
+    await admin.query('BEGIN');
+    await admin.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    const waiting = async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount === 1;
+    return { admin, inside: () => until(waiting, 'the handler\'s transaction to wait on the user row'), release: () => admin.end().catch(() => {}) };
   }
 
   /** Everything the event's handler writes, and the event record. */
@@ -129,15 +138,13 @@ describe('webhook processing while PostgreSQL goes away (PostgreSQL)', { skip: !
   test('its backend is terminated mid-transaction: 500/503, nothing half-applied, and the next delivery is processed', async () => {
     const pid = service.child.pid;
     const checkout = await paidCheckout('terminated-backend');
+    const held = await holdUserRow(checkout.user.id);
     const delivery = send(checkout.event);
-    await until(() => provider.front.held === 1, 'the handler to reach the provider re-read');
+    await held.inside();
 
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    const terminated = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-    await admin.end();
+    const terminated = await held.admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     assert.ok(terminated.rowCount! >= 1);
-    checkout.release();
+    await held.release();
 
     const refused = await delivery;
     assertRefused(refused);
@@ -150,10 +157,11 @@ describe('webhook processing while PostgreSQL goes away (PostgreSQL)', { skip: !
   test('the server stops mid-transaction: 500/503, quick 503s while it is down, then recovery without a restart', async () => {
     const pid = service.child.pid;
     const checkout = await paidCheckout('stopped-server');
+    const held = await holdUserRow(checkout.user.id);
     const delivery = send(checkout.event);
-    await until(() => provider.front.held === 1, 'the handler to reach the provider re-read');
+    await held.inside();
     await postgres.stop();
-    checkout.release();
+    await held.release();
     const refused = await delivery;
     assertRefused(refused);
     await assertSameProcessServing(pid);
