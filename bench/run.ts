@@ -132,7 +132,7 @@ async function run(): Promise<void> {
   }
   if (only.has('pglite') && s1 !== undefined) {
     progress('S1: service on PGlite (memory://)');
-    const embedded = await startService(stack, { name: 'service PGlite', databaseUrl: 'memory://' });
+    const embedded = await startService(stack, { name: 'service PGlite', databaseUrl: 'memory://', nodeEnv: 'development' });
     await single(`${s1.scenario}, PGlite`, embedded, s1Profile(ctx), s1.against);
     await embedded.stop();
   }

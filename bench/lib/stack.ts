@@ -86,6 +86,8 @@ export interface ServiceOptions {
   /** Default: the benchmark's PostgreSQL. */
   databaseUrl?: string;
   webConcurrency?: number;
+  /** Default production; in-memory PGlite is refused there (a restart would lose everything). */
+  nodeEnv?: 'production' | 'development';
   /** Writes a V8 CPU profile there when the service exits. */
   cpuProfileDir?: string;
 }
@@ -143,7 +145,7 @@ export function startService(stack: Stack, options: ServiceOptions): Promise<Ser
   return serve(
     options.name,
     [...profiling(options.cpuProfileDir), ...SERVICE_NODE_FLAGS, ...(SERVICE_ENTRY.endsWith('.ts') ? ['--import', 'tsx'] : []), SERVICE_ENTRY],
-    { ...serviceEnv(stack, options.databaseUrl), WEB_CONCURRENCY: String(options.webConcurrency ?? 1) },
+    { ...serviceEnv(stack, options.databaseUrl), NODE_ENV: options.nodeEnv ?? 'production', WEB_CONCURRENCY: String(options.webConcurrency ?? 1) },
     stack,
     false,
   );
