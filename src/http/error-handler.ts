@@ -71,7 +71,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (rendered.status >= 500) request.log.warn({ err: error }, 'dependency unavailable');
     // Why a caller was refused, for whoever debugs an identity provider's set-up: never the token.
-    if (rendered.status === 401) request.log.info({ reason: (error as unknown as DomainError).details.reason }, 'authentication refused');
+    if (rendered.status === 401) request.log.info({ reason: error instanceof DomainError ? error.details.reason : error.message }, 'authentication refused');
     return reply.status(rendered.status).headers(rendered.headers ?? {}).send({ detail: rendered.detail });
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
