@@ -1,8 +1,9 @@
 // The embedded development identity provider: an ES256 key generated once and kept under
 // DATA_DIR, a JWKS, and a token minter. The service verifies its tokens with the same
 // jwt-verifier as any real issuer; only the key source is local.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensureDataDir } from '../adapters/data-dir.ts';
 import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 
 const ALGORITHM = 'ES256';
@@ -20,20 +21,39 @@ export async function generateSigningKey(algorithm = ALGORITHM): Promise<Signing
   return { kid, privateKey, privateJwk: await exportJWK(privateKey), publicJwk: { ...publicJwk, kid, alg: algorithm, use: 'sig' } };
 }
 
-/** Loads the key kept under dataDir, creating it on first use (mode 0600: it is a private key). */
-export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
-  const file = join(dataDir, 'dev-idp-signing-key.json');
+async function readSigningKey(file: string): Promise<SigningKey | null> {
   try {
     const stored = JSON.parse(await readFile(file, 'utf8')) as { privateJwk: JWK; publicJwk: JWK };
     const privateKey = (await importJWK(stored.privateJwk, ALGORITHM)) as CryptoKey;
     return { kid: stored.publicJwk.kid!, privateKey, publicJwk: stored.publicJwk };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
+}
+
+/**
+ * Loads the key kept under dataDir, creating it on first use (mode 0600: it is a private key). A
+ * new key is written aside and linked into place, which fails if another process (a first
+ * `npm run token` beside a first `npm start`) got there first: then both use that one.
+ */
+export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
+  const file = join(dataDir, 'dev-idp-signing-key.json');
+  const stored = await readSigningKey(file);
+  if (stored !== null) return stored;
   const key = await generateSigningKey();
-  await mkdir(dataDir, { recursive: true });
-  await writeFile(file, JSON.stringify({ privateJwk: key.privateJwk, publicJwk: key.publicJwk }), { mode: 0o600 });
-  return key;
+  await ensureDataDir(dataDir);
+  const aside = `${file}.${process.pid}.tmp`;
+  await writeFile(aside, JSON.stringify({ privateJwk: key.privateJwk, publicJwk: key.publicJwk }), { mode: 0o600 });
+  try {
+    await link(aside, file);
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return (await readSigningKey(file))!;
+  } finally {
+    await rm(aside, { force: true });
+  }
 }
 
 export interface TokenClaims {

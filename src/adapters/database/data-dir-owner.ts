@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensureDataDir } from '../data-dir.ts';
 
 export class DataDirHeldError extends Error {
   override name = 'DataDirHeldError';
@@ -62,6 +63,7 @@ export async function dataDirOwner(dataDir: string): Promise<number | null> {
 
 /** Makes this process the owner of `dataDir`, or throws DataDirHeldError naming the one that is. */
 export async function claimDataDir(dataDir: string): Promise<DataDirOwnership> {
+  await ensureDataDir(dataDir);
   for (;;) {
     try {
       await writeFile(ownerFile(dataDir), `${process.pid}\n`, { flag: 'wx', mode: 0o644 });

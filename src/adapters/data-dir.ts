@@ -1,0 +1,25 @@
+// DATA_DIR holds what the service keeps on this machine: the embedded database and its owner
+// lock, the development signing key, the running service's record. It is created on first use,
+// with its parents (as `mkdir -p` makes them), so a fresh clone or a new path just works; DATA_DIR
+// itself is made 0700, since it holds a private key and the database. Every writer calls this
+// first, so nothing is created where nothing is written (PostgreSQL with a real issuer).
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export class DataDirError extends Error {
+  override name = 'DataDirError';
+}
+
+/** Creates `dataDir` when missing; throws one line naming DATA_DIR and why it cannot be had. */
+export async function ensureDataDir(dataDir: string): Promise<void> {
+  try {
+    await mkdir(dirname(dataDir), { recursive: true });
+    await mkdir(dataDir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    if (!(await stat(dataDir)).isDirectory()) throw new Error('it exists and is not a directory');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new DataDirError(`DATA_DIR ${dataDir} cannot be created: ${reason}`);
+  }
+}
