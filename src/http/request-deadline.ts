@@ -1,32 +1,50 @@
-// Node enforces the request timeout (the whole request, headers and body, within requestTimeout)
-// with a periodic check that server.close() stops. A client that sent headers and part of a body,
-// then nothing, would then hold the shutdown until the bound kills the process (exit 1). So the
-// requests still being received when closing starts are given the same deadline here: whatever
-// has not fully arrived by then is answered 408 and its connection closed, as Node would have.
+// Node enforces the request deadline (headers and body within requestTimeout, headers within
+// headersTimeout) with a periodic check that server.close() stops. A client that sent part of its
+// headers or part of a body, then nothing, would then hold the shutdown until the bound kills the
+// process (exit 1). So once closing starts, the same check runs here: a connection still receiving
+// its request past the deadline is answered 408 and closed, as Node would have done; one whose
+// request has fully arrived is left to finish; one idle between requests is closed.
 import type { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { answerClientError } from './client-errors.ts';
 
+interface Connection {
+  /** When its current request began arriving (its connection, or the end of its previous answer). */
+  since: number;
+  /** The request being received or answered; null between requests. */
+  request: IncomingMessage | null;
+  /** Bytes read when it went idle: more since means a request has begun arriving. */
+  readWhenIdle: number;
+}
+
+const CHECK_INTERVAL_MS = 500;
+const timedOut = () => Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+
 export function keepRequestDeadlineWhileClosing(app: FastifyInstance, requestTimeoutMs: number): void {
-  // Requests whose body was still arriving, with when they arrived; a request leaves on 'close'.
-  const receiving = new Map<IncomingMessage, number>();
-  app.addHook('onRequest', (request, _reply, done) => {
-    const raw = request.raw;
-    // app.inject's requests have no real socket: nothing to time out.
-    if (!raw.complete && raw.socket instanceof Socket) {
-      receiving.set(raw, Date.now());
-      raw.once('close', () => receiving.delete(raw));
-    }
-    done();
+  const connections = new Map<Socket, Connection>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.set(socket, { since: Date.now(), request: null, readWhenIdle: 0 });
+    socket.once('close', () => connections.delete(socket));
   });
-  app.addHook('preClose', (done) => {
-    for (const [raw, arrivedAt] of receiving) {
-      setTimeout(() => {
-        if (raw.complete) return;
-        answerClientError(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), raw.socket);
-      }, Math.max(0, arrivedAt + requestTimeoutMs - Date.now())).unref();
+  app.server.on('request', (request: IncomingMessage, response) => {
+    const connection = connections.get(request.socket);
+    if (connection === undefined) return; // app.inject's requests have no real connection
+    connection.request = request;
+    response.once('finish', () => Object.assign(connection, { since: Date.now(), request: null, readWhenIdle: request.socket.bytesRead }));
+  });
+
+  const expire = () => {
+    const now = Date.now();
+    for (const [socket, { since, request, readWhenIdle }] of connections) {
+      if (request?.complete || now - since < requestTimeoutMs) continue; // arrived: its answer is on its way
+      if (request === null && socket.bytesRead === readWhenIdle) socket.destroy(); // idle between requests
+      else answerClientError(timedOut(), socket);
     }
+  };
+  app.addHook('preClose', (done) => {
+    const check = setInterval(expire, CHECK_INTERVAL_MS).unref();
+    app.server.once('close', () => clearInterval(check));
     done();
   });
 }
