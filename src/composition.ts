@@ -35,6 +35,8 @@ export interface Composition {
   migrationsApplied: string[];
   /** The simulator's base URL when it runs embedded. */
   simulatorUrl: string | null;
+  /** The development identity provider's issuer when it runs embedded. */
+  devIssuer: string | null;
   /** Tells the embedded simulator where this service listens, for webhook deliveries. */
   setServiceUrl(url: string): void;
   close(): Promise<void>;
@@ -42,6 +44,7 @@ export interface Composition {
 
 interface Identity {
   verifier: TokenVerifier;
+  devIssuer: string | null;
   devRoutes: FastifyPluginAsync[];
 }
 
@@ -51,12 +54,12 @@ async function composeIdentity(config: Config, logger: Logger): Promise<Identity
     const onFetchError = (error: Error) => logger.warn({ err: error.message }, 'identity provider unavailable; cached keys still verify, next attempt after the back-off');
     const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl, onFetchError);
     const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail });
-    return { verifier, devRoutes: [] };
+    return { verifier, devIssuer: null, devRoutes: [] };
   }
   const key = await loadOrCreateSigningKey(config.dataDir);
   const issuer = devIssuerUrl(config.host, config.port);
   const verifier = createJwtVerifier({ issuer, audience: identity.audience, keys: localKeys(key), emailClaim: identity.emailClaim });
-  return { verifier, devRoutes: [devIdentityProviderRoutes(issuer, key)] };
+  return { verifier, devIssuer: issuer, devRoutes: [devIdentityProviderRoutes(issuer, key)] };
 }
 
 export function tierPolicy(config: Config): TierPolicy {
@@ -127,6 +130,7 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
     logger,
     migrationsApplied: applied,
     simulatorUrl: simulator?.url ?? null,
+    devIssuer: identity.devIssuer,
     setServiceUrl: (url) => simulator?.setServiceUrl(url),
     async close() {
       await simulator?.close();

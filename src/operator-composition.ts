@@ -16,6 +16,7 @@ import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
 import type { Store } from './domain/ports/store.ts';
 import { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { localOrigin } from './local-origin.ts';
+import { runningService } from './process/service-record.ts';
 import { createLogger } from './logger.ts';
 
 /** What an operator command works with: no HTTP server, simulator or identity provider. */
@@ -31,9 +32,14 @@ export interface OperatorComposition {
 
 async function operatorPayments(config: Config, logger: Logger): Promise<PaymentsProvider> {
   if (config.payments.kind === 'stripe') return createStripePayments(createStripeClient(config.payments.apiKey, config.payments.apiBase), logger);
-  const url = localOrigin(config.payments.simulatorHost, config.payments.simulatorPort);
+  // The simulator of the service running on this DATA_DIR, whatever its port; else where the configuration says.
+  const running = await runningService(config.dataDir);
+  const url = running?.simulatorUrl ?? localOrigin(config.payments.simulatorHost, config.payments.simulatorPort);
   const answers = await fetch(`${url}/favicon.ico`, { signal: AbortSignal.timeout(5_000) }).then(() => true, () => false);
-  if (!answers) throw new Error(`the payment simulator runs inside the service and nothing answers at ${url} (PAYMENTS_SIMULATOR_PORT): start the service (npm start), then run this again`);
+  if (!answers) {
+    const why = running === null ? `no service runs on DATA_DIR ${config.dataDir} (nothing answers at ${url}, PAYMENTS_SIMULATOR_PORT)` : `nothing answers at ${url}, where the service (pid ${running.pid}) said it would be`;
+    throw new Error(`the payment simulator runs inside the service and ${why}: start the service (npm start), then run this again`);
+  }
   return createStripePayments(createStripeClient(config.payments.apiKey, url), logger);
 }
 

@@ -7,6 +7,9 @@ import { buildApp } from '../app.ts';
 import { compose } from '../composition.ts';
 import type { Config } from '../config.ts';
 import { listenForMetrics, type MetricsListener } from '../http/metrics-server.ts';
+import { localOrigin } from '../local-origin.ts';
+import { banner } from './banner.ts';
+import { recordService } from './service-record.ts';
 
 // Long enough for a request whose body is still arriving to finish or time out (HTTP_REQUEST_TIMEOUT_MS).
 const shutdownBoundMs = (config: Readonly<Config>): number => Math.max(10_000, config.requestTimeoutMs + 5_000);
@@ -22,9 +25,11 @@ export async function runWorker(config: Readonly<Config>, fail: (error: unknown)
   // SIGTERM/SIGINT are handled here rather than by close-with-grace, which would exit at once on
   // the duplicate; it still bounds the close and handles uncaught errors.
   let metricsListener: MetricsListener | null = null;
+  let forgetService: (() => Promise<void>) | null = null;
   const grace = closeWithGrace({ delay: shutdownBoundMs(config), logger: app.log, skip: ['SIGTERM', 'SIGINT'] }, async ({ err }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error');
     await Promise.all([app.close(), metricsListener?.close()]);
+    await forgetService?.();
     await composition.close();
   });
   let stoppingSince: number | null = null;
@@ -46,8 +51,15 @@ export async function runWorker(config: Readonly<Config>, fail: (error: unknown)
   const { metrics, database } = config;
   if (metrics.port !== null) metricsListener = await listenForMetrics(composition.services.metrics, { ...metrics, port: metrics.port }, composition.logger).catch(fail);
   else if (!metrics.apiPort) app.log.info('metrics off: HOST is not loopback; set METRICS_PORT (a listener of its own) or METRICS_TOKEN to serve /metrics');
-  app.log.info(`database: ${database.kind === 'postgres' ? 'PostgreSQL' : database.kind === 'embedded' ? `embedded PostgreSQL in ${database.dataDir}` : 'PGlite, in memory'}`);
-  if (config.identity.kind === 'dev') {
-    app.log.info('development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com');
+  const databaseText = database.kind === 'postgres' ? 'PostgreSQL' : database.kind === 'embedded' ? `embedded PostgreSQL in ${database.dataDir}` : 'PGlite, in memory';
+  app.log.info(`database: ${databaseText}`);
+  const { devIssuer, simulatorUrl } = composition;
+  if (devIssuer === null && simulatorUrl === null) return;
+  // The commands run beside a development service (token, the operator CLI) read where it is.
+  const url = localOrigin(config.host, Number(new URL(address).port));
+  forgetService = await recordService(config.dataDir, { url, issuer: devIssuer, simulatorUrl }).catch(fail);
+  if (devIssuer !== null) app.log.info('development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com');
+  if (config.nodeEnv === 'development' && (cluster.worker?.id ?? 1) === 1) {
+    process.stderr.write(banner({ url, simulatorUrl, devIdentity: devIssuer !== null, database: databaseText }));
   }
 }

@@ -1,6 +1,7 @@
 // token: prints an access token from the embedded development identity provider, and nothing
 // else, so `TOKEN=$(npm run -s token -- --sub alice --email alice@example.com)` works.
 import { devIssuerUrl, loadOrCreateSigningKey, signToken } from '../../dev/identity-provider.ts';
+import { runningService } from '../../process/service-record.ts';
 import { cliConfig, requiredOption, UsageError, type Command } from '../command.ts';
 
 const MAX_TTL = 366 * 86_400;
@@ -15,7 +16,8 @@ export const tokenCommand: Command = {
   usage: '--sub <subject> --email <address> [--ttl <seconds>]',
   summary: 'print an access token from the development identity provider',
   help: [
-    'Signs a token with the development signing key under DATA_DIR, for this service\'s issuer and audience.',
+    'Signs a token with the development signing key under DATA_DIR, for the issuer and audience of the service',
+    'running on that DATA_DIR (whatever its port), or, with none running, of one started with these HOST and PORT.',
     'Refused when IDP_ISSUER is set: tokens then come from that identity provider.',
     '',
     '  --sub <subject>     the token\'s subject, which becomes the user\'s idp_id',
@@ -30,7 +32,9 @@ export const tokenCommand: Command = {
     const ttl = ttlSeconds(String(input.values.ttl));
     const config = cliConfig();
     if (config.identity.kind !== 'dev') throw new Error('IDP_ISSUER is set: tokens come from that identity provider, not this command');
+    // For the service running on this DATA_DIR, whatever its port; with none running, for HOST and PORT.
+    const issuer = (await runningService(config.dataDir))?.issuer ?? devIssuerUrl(config.host, config.port);
     const key = await loadOrCreateSigningKey(config.dataDir);
-    io.out(await signToken(key, { sub, email, issuer: devIssuerUrl(config.host, config.port), audience: config.identity.audience, ttlSeconds: ttl }));
+    io.out(await signToken(key, { sub, email, issuer, audience: config.identity.audience, ttlSeconds: ttl }));
   },
 };

@@ -1,0 +1,44 @@
+// What a running development service tells the commands run beside it (`npm run token`, the
+// operator CLI): where it listens, the issuer its development identity provider signs for, and
+// where its payment simulator answers, in DATA_DIR/service.json. So a token or a `sync-user`
+// is right for the service that runs, whatever PORT it was given, with nothing to repeat.
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ensureDataDir } from '../adapters/data-dir.ts';
+import { isAlive } from '../adapters/database/data-dir-owner.ts';
+
+export interface ServiceRecord {
+  pid: number;
+  /** The API's base URL, reachable from this machine. */
+  url: string;
+  /** The development identity provider's issuer; null with a real one. */
+  issuer: string | null;
+  /** The embedded payment simulator's base URL; null with a real provider. */
+  simulatorUrl: string | null;
+}
+
+const recordFile = (dataDir: string) => join(dataDir, 'service.json');
+
+/** Writes this process's record (whole, by a rename); the returned function removes it if still ours. */
+export async function recordService(dataDir: string, record: Omit<ServiceRecord, 'pid'>): Promise<() => Promise<void>> {
+  await ensureDataDir(dataDir);
+  const aside = `${recordFile(dataDir)}.${process.pid}.tmp`;
+  await writeFile(aside, `${JSON.stringify({ pid: process.pid, ...record })}\n`, { mode: 0o600 });
+  await rename(aside, recordFile(dataDir));
+  return async () => {
+    if ((await runningService(dataDir))?.pid === process.pid) await rm(recordFile(dataDir), { force: true });
+  };
+}
+
+/** The record of the service running on `dataDir`, or null when none runs (no record, or its process is gone). */
+export async function runningService(dataDir: string): Promise<ServiceRecord | null> {
+  let record: ServiceRecord;
+  try {
+    record = JSON.parse(await readFile(recordFile(dataDir), 'utf8')) as ServiceRecord;
+  } catch {
+    return null; // none, or not one we wrote: as if no service ran
+  }
+  const optionalText = (value: unknown) => value === null || typeof value === 'string';
+  const wellFormed = Number.isInteger(record.pid) && record.pid > 0 && typeof record.url === 'string' && optionalText(record.issuer) && optionalText(record.simulatorUrl);
+  return wellFormed && isAlive(record.pid) ? record : null;
+}
