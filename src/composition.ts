@@ -121,9 +121,12 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
       requestTimeoutMs: config.requestTimeoutMs,
       metrics: { onApiPort: config.metrics.apiPort, token: config.metrics.token },
     },
-    devRoutes: [...identity.devRoutes, ...(embedded ? [embedded.billingPages(store, policy)] : [])],
+    devRoutes: [...identity.devRoutes],
   };
-  if (embedded && simulator) services.devRoutes.push(embedded.billingPortalPages(services.portal, services.verifier, simulator.url));
+  if (embedded && simulator) {
+    const pages = { ...services, policy, simulatorUrl: simulator.url, issuer: identity.devIssuer };
+    services.devRoutes.push(embedded.startPage(), embedded.billingPages(store, policy), embedded.billingAccountPages(pages));
+  }
   return {
     services,
     db,

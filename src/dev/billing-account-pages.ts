@@ -1,46 +1,100 @@
-// Development only (registered with the embedded simulator): the `/billing` page, where a person
-// signed in with a development token opens the billing portal. The token travels in a form body
-// (never in a URL, so never in a log or the history), is verified as the API verifies it, and goes
-// through the same PortalService as POST /api/v1/billing/portal; nothing of it is shown back.
-// In production a front end calls that operation itself and sends the browser to the url.
-import type { FastifyPluginAsync } from 'fastify';
-import { PortalService } from '../domain/billing/portal-service.ts';
+// Development only (registered with the embedded simulator): `/billing`, where a person signed in
+// with a development token sees their tier in words, starts a checkout and opens the billing
+// portal, so the whole loop (checkout, portal, a new checkout) runs in the browser alone. The
+// token is pasted once (billing-session.ts), verified as the API verifies it, and every action
+// goes through the same CheckoutService and PortalService as the API; nothing of it is shown back.
+// In production a front end calls those operations itself and sends the browser to the url.
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TierPolicy } from '../domain/billing/tier.ts';
+import type { CheckoutService } from '../domain/billing/checkout-service.ts';
+import type { PortalService } from '../domain/billing/portal-service.ts';
 import { DomainError } from '../domain/errors.ts';
+import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
+import type { UserService } from '../domain/users/user-service.ts';
 import { statusOf } from '../http/error-handler.ts';
-import { HEADERS, page } from './billing-pages.ts';
+import { accountView } from './account-words.ts';
+import { HEADERS, page, START_CHECKOUT } from './billing-pages.ts';
+import { forget, presentedToken, refusalInWords, signIn } from './billing-session.ts';
 import { crossSite, escapeHtml } from './payments-simulator/pages/layout.ts';
 
-const FORM = `<p>Open the billing portal to switch plan, cancel or resume your subscription, or update your card.</p>
+export interface BillingAccountServices {
+  users: UserService;
+  checkout: CheckoutService;
+  portal: PortalService;
+  verifier: TokenVerifier;
+  policy: TierPolicy;
+  simulatorUrl: string;
+  /** The development issuer, to say which one a refused token should have named. */
+  issuer: string | null;
+}
+
+const SIGN_IN = `<p>Sign in with a development token to start a checkout or manage your subscription.</p>
 <form method="post" action="/billing/portal"><label for="token">Your access token</label>
 <input id="token" name="token" type="password" autocomplete="off" required>
-<button type="submit">Open the billing portal</button></form>
-<p><small>Development only: get a token with <code>npm run token -- --sub alice --email alice@example.com</code>.
-A front end calls <code>POST /api/v1/billing/portal</code> with the user's token instead.</small></p>`;
+<button type="submit" formaction="/billing/checkout">Start a checkout</button> <button type="submit">Open the billing portal</button></form>
+<p><small>Development only: get a token with <code>npm run token -- --sub alice --email alice@example.com</code>
+(it is made for this service, whatever its port). This browser keeps it until it closes.
+A front end calls <code>POST /api/v1/billing/checkout</code> and <code>/portal</code> with the user's token instead.</small></p>`;
 
-export function billingPortalPages(portal: PortalService, verifier: TokenVerifier, simulatorUrl: string): FastifyPluginAsync {
+const action = (path: string, label: string) => `<form method="post" action="${path}"><button type="submit">${label}</button></form>`;
+const PORTAL_BUTTON = action('/billing/portal', 'Open the billing portal');
+
+async function accountPage(services: BillingAccountServices, principal: Principal): Promise<string> {
+  const view = accountView(await services.users.currentUser(principal), services.policy);
+  const status = view.status.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
+  const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;
+  return `<p>Signed in as <b>${escapeHtml(principal.idpId)}</b> (${escapeHtml(principal.email)}). Your tier: <span class="tier">${escapeHtml(view.tier)}</span>.</p>
+${status}<div class="actions">${buttons}</div>${action('/billing/sign-out', 'Sign out')}`;
+}
+
+/** A refused action's page: why, in words, and what to do next. */
+function refusal(reply: FastifyReply, error: DomainError, issuer: string | null): FastifyReply {
+  const status = statusOf(error);
+  const next = status === 401 ? SIGN_IN : error.code === 'nothing_to_manage' ? START_CHECKOUT : error.code === 'subscription_active' ? PORTAL_BUTTON : '';
+  const words = status === 401 ? refusalInWords(error, issuer) : `${error.message}.`;
+  return reply.status(status).headers(HEADERS).send(page('Billing', `<p class="error">${escapeHtml(words)}</p>${next}`));
+}
+
+export function billingAccountPages(services: BillingAccountServices): FastifyPluginAsync {
+  const { verifier, issuer } = services;
+  const forbidden = (reply: FastifyReply) => reply.status(403).headers(HEADERS).send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
   return async (app) => {
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) =>
       done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
-    app.get('/billing', { schema: { hide: true } }, async (_request, reply) => reply.headers(HEADERS).send(page('Billing', FORM)));
-
-    app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${simulatorUrl}/`, 303));
-
-    app.post<{ Body: { token?: unknown } }>('/billing/portal', { schema: { hide: true } }, async (request, reply) => {
-      if (crossSite(request)) return reply.status(403).headers(HEADERS).send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
+    app.get('/billing', { schema: { hide: true } }, async (request, reply) => {
+      if (presentedToken(request) === null) return reply.headers(HEADERS).send(page('Billing', SIGN_IN));
       try {
-        const token = typeof request.body?.token === 'string' ? request.body.token.trim() : '';
-        if (token === '') throw new DomainError('not_authenticated', 'Not authenticated');
-        const { url } = await portal.open(await verifier.verify(token), {});
-        return reply.redirect(url, 303);
+        return reply.headers(HEADERS).send(page('Billing', await accountPage(services, await signIn(request, reply, verifier))));
       } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        const status = statusOf(error);
-        const hint = status === 401 ? ' Paste a token from <code>npm run token</code>.' : '';
-        return reply.status(status).headers(HEADERS).send(page('Billing', `<p class="error">${escapeHtml(error.message)}.${hint}</p>${FORM}`));
+        if (error instanceof DomainError) return refusal(reply, error, issuer);
+        throw error;
       }
+    });
+
+    app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${services.simulatorUrl}/`, 303));
+
+    /** A form post that acts for the signed-in person and sends the browser to the provider's page. */
+    const act = (path: string, go: (principal: Principal) => Promise<{ url: string }>) =>
+      app.post(path, { schema: { hide: true } }, async (request, reply) => {
+        if (crossSite(request)) return forbidden(reply);
+        try {
+          const { url } = await go(await signIn(request, reply, verifier));
+          return reply.redirect(url, 303);
+        } catch (error) {
+          if (error instanceof DomainError) return refusal(reply, error, issuer);
+          throw error;
+        }
+      });
+    act('/billing/portal', (principal) => services.portal.open(principal, {}));
+    act('/billing/checkout', (principal) => services.checkout.start(principal, {}));
+
+    app.post('/billing/sign-out', { schema: { hide: true } }, async (request, reply) => {
+      if (crossSite(request)) return forbidden(reply);
+      forget(reply);
+      return reply.redirect('/billing', 303);
     });
   };
 }

@@ -1,6 +1,6 @@
 // The pages the embedded defaults send a buyer back to (APP_URL is the service itself): they say
 // what happened and, once the webhook has arrived, the new tier; each links to the billing page
-// (where the portal opens, billing-portal-pages.ts), the simulator's dashboard and the API docs.
+// (billing-account-pages.ts), the simulator's dashboard and the API docs.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
@@ -17,6 +17,9 @@ h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}.links{margin-top:2rem;f
 input{width:100%;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}</style></head>
 <body><h1>${escapeHtml(title)}</h1>${body}${LINKS}</body></html>`;
 }
+
+/** Acts for the person signed in on /billing (billing-account-pages.ts), who is asked to sign in first otherwise. */
+export const START_CHECKOUT = '<form method="post" action="/billing/checkout"><button type="submit">Start a checkout</button></form>';
 
 export const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -44,7 +47,7 @@ export function billingPages(store: Store, policy: TierPolicy): FastifyPluginAsy
       return reply.headers(HEADERS).send(page('Payment received', body, waiting));
     });
     app.get('/billing/cancel', { schema: { hide: true } }, async (_request, reply) =>
-      reply.headers(HEADERS).send(page('Checkout cancelled', '<p>No payment was taken. You can start again at any time.</p>')),
+      reply.headers(HEADERS).send(page('Checkout cancelled', `<p>No payment was taken. You can start again at any time.</p>${START_CHECKOUT}`)),
     );
   };
 }

@@ -12,9 +12,10 @@ export interface EmbeddedSimulator {
   close(): Promise<void>;
 }
 
-/** The return pages a buyer lands on after the simulator's checkout, and `/billing`'s way into the portal. */
+/** The development pages: `/`, the return pages after the simulator's checkout, and `/billing`. */
+export { billingAccountPages } from './billing-account-pages.ts';
 export { billingPages } from './billing-pages.ts';
-export { billingPortalPages } from './billing-portal-pages.ts';
+export { startPage } from './start-page.ts';
 
 export async function startEmbeddedSimulator(config: Config, db: Database, logger: Logger): Promise<EmbeddedSimulator> {
   let serviceUrl: string | null = null;

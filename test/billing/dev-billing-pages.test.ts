@@ -58,6 +58,64 @@ describe(`development billing pages (${databaseLabel})`, () => {
   });
 });
 
+describe(`the browser loop on /billing: sign in once, checkout, portal, a new checkout (${databaseLabel})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+  });
+  after(() => t.close());
+
+  const post = (url: string, payload: Record<string, string>, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload: new URLSearchParams(payload).toString() });
+  const cookieOf = (response: { headers: Record<string, unknown> }) => String(response.headers['set-cookie'] ?? '');
+
+  test('/ in development links what to open, in order, and says how to get a token', async () => {
+    const start = await t.app.inject({ method: 'GET', url: '/' });
+    assert.equal(start.statusCode, 200);
+    assert.match(start.body, /npm run token -- --sub alice --email alice@example.com[\s\S]*href="\/billing"[\s\S]*href="\/billing\/dashboard"[\s\S]*href="\/docs"/);
+  });
+
+  test('a token pasted once starts a checkout and keeps the browser signed in, on /billing only', async () => {
+    const token = await t.token('loop-user');
+    const checkout = await post('/billing/checkout', { token });
+    assert.equal(checkout.statusCode, 303, checkout.body);
+    assert.match(String(checkout.headers.location), new RegExp(`^${t.composition.simulatorUrl}/checkout/cs_`));
+    assert.equal(cookieOf(checkout), `billing_dev_token=${token}; Path=/billing; HttpOnly; SameSite=Strict`);
+
+    const cookie = { cookie: `billing_dev_token=${token}` };
+    const account = await t.app.inject({ method: 'GET', url: '/billing', headers: cookie });
+    assert.equal(account.statusCode, 200);
+    assert.match(account.body, /Signed in as <b>loop-user<\/b>[\s\S]*Your tier: <span class="tier">free<\/span>[\s\S]*no subscription yet/);
+    assert.match(account.body, /action="\/billing\/checkout"><button type="submit">Start a checkout[\s\S]*action="\/billing\/portal"><button type="submit">Open the billing portal/);
+    assert.ok(!account.body.includes(token), 'the token is never shown back');
+    const portal = await post('/billing/portal', {}, cookie);
+    assert.equal(portal.statusCode, 303, 'the cookie signs the portal form in');
+    assert.match(String(portal.headers.location), /\/p\/session\/bps_/);
+
+    const signedOut = await post('/billing/sign-out', {}, cookie);
+    assert.equal(signedOut.statusCode, 303);
+    assert.match(cookieOf(signedOut), /^billing_dev_token=; .*Max-Age=0/);
+  });
+
+  test('where the browser flow ends, a way on: the cancel page and "nothing to manage" offer a checkout', async () => {
+    assert.match((await t.app.inject({ method: 'GET', url: '/billing/cancel' })).body, /<form method="post" action="\/billing\/checkout"><button type="submit">Start a checkout/);
+    const nothing = await post('/billing/portal', { token: await t.token('loop-newcomer') });
+    assert.equal(nothing.statusCode, 409);
+    assert.match(nothing.body, /nothing to manage yet[\s\S]*action="\/billing\/checkout"/);
+  });
+
+  test('a refused token is explained in words and forgotten', async () => {
+    const otherPort = await t.token('loop-elsewhere', undefined, { issuer: 'http://127.0.0.1:8000/dev/idp' });
+    const refused = await post('/billing/checkout', { token: otherPort });
+    assert.equal(refused.statusCode, 401);
+    assert.match(refused.body, /Invalid token: wrong issuer: token says &quot;http:\/\/127\.0\.0\.1:8000\/dev\/idp&quot; \(this service&#39;s issuer is &quot;http:\/\/127\.0\.0\.1:0\/dev\/idp&quot;\)/);
+    const expired = await t.app.inject({ method: 'GET', url: '/billing', headers: { cookie: `billing_dev_token=${await t.token('loop-late', undefined, { ttlSeconds: -120 })}` } });
+    assert.equal(expired.statusCode, 401);
+    assert.match(expired.body, /Invalid token: token expired\./);
+    assert.match(cookieOf(expired), /Max-Age=0/);
+  });
+});
+
 describe(`no development pages with a real provider (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {
@@ -65,7 +123,8 @@ describe(`no development pages with a real provider (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  test('/billing and /billing/portal are not there', async () => {
+  test('/, /billing and /billing/portal are not there', async () => {
+    assert.equal((await t.app.inject({ method: 'GET', url: '/' })).statusCode, 404);
     assert.equal((await t.app.inject({ method: 'GET', url: '/billing' })).statusCode, 404);
     assert.equal((await t.app.inject({ method: 'POST', url: '/billing/portal', headers: FORM, payload: 'token=x' })).statusCode, 404);
   });

@@ -21,6 +21,11 @@ function periodOver(subscription: Billing, now: Date): boolean {
   return subscription.currentPeriodEnd !== null && subscription.currentPeriodEnd <= now;
 }
 
+/** When a past_due subscription's grace period ends: BILLING_GRACE_DAYS after the payment failed. */
+export function graceEnd(subscription: Pick<Billing, 'paymentFailedAt'>, policy: TierPolicy, now = new Date()): Date {
+  return new Date((subscription.paymentFailedAt?.getTime() ?? now.getTime()) + policy.graceDays * DAY_MS);
+}
+
 export function tierOf(subscription: Billing | null, policy: TierPolicy, now = new Date()): string {
   if (subscription === null) return FREE_TIER;
   switch (subscription.status) {
@@ -28,10 +33,8 @@ export function tierOf(subscription: Billing | null, policy: TierPolicy, now = n
     case 'trialing':
       // Canceled at period end: paid until the period ends, even if the deletion event is late.
       return subscription.cancelAtPeriodEnd && periodOver(subscription, now) ? FREE_TIER : paidTier(subscription, policy);
-    case 'past_due': {
-      const failedAt = subscription.paymentFailedAt?.getTime() ?? now.getTime();
-      return now.getTime() - failedAt < policy.graceDays * DAY_MS ? paidTier(subscription, policy) : FREE_TIER;
-    }
+    case 'past_due':
+      return now < graceEnd(subscription, policy, now) ? paidTier(subscription, policy) : FREE_TIER;
     case 'incomplete':
     case 'incomplete_expired':
     case 'unpaid':

@@ -1,0 +1,56 @@
+// Development only: who is signed in on the `/billing` pages. A person pastes a development token
+// once; it is kept in a cookie that only these pages receive (Path=/billing, HttpOnly,
+// SameSite=Strict, gone when the browser closes) and verified on every use exactly as the API
+// verifies a bearer token, so checkout, portal and a new checkout follow in the browser alone.
+// A token the verifier refuses is forgotten, and the page says why in words.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../domain/errors.ts';
+import type { Principal } from '../domain/model.ts';
+import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
+
+const COOKIE = 'billing_dev_token';
+
+function cookieToken(request: FastifyRequest): string | null {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, value] = part.trim().split('=', 2);
+    if (name === COOKIE && value) return value;
+  }
+  return null;
+}
+
+/** The token a form posted, else the one this browser signed in with; null when there is none. */
+export function presentedToken(request: FastifyRequest): string | null {
+  const field = (request.body as { token?: unknown } | undefined)?.token;
+  const posted = typeof field === 'string' ? field.trim() : '';
+  return posted !== '' ? posted : cookieToken(request);
+}
+
+export function remember(reply: FastifyReply, token: string): void {
+  reply.header('set-cookie', `${COOKIE}=${token}; Path=/billing; HttpOnly; SameSite=Strict`);
+}
+
+export function forget(reply: FastifyReply): void {
+  reply.header('set-cookie', `${COOKIE}=; Path=/billing; HttpOnly; SameSite=Strict; Max-Age=0`);
+}
+
+/** Verifies the token presented; remembers it when good, forgets it when refused. */
+export async function signIn(request: FastifyRequest, reply: FastifyReply, verifier: TokenVerifier): Promise<Principal> {
+  const token = presentedToken(request);
+  if (token === null) throw new DomainError('not_authenticated', 'Not authenticated', { reason: 'no token pasted, and this browser is not signed in' });
+  try {
+    const principal = await verifier.verify(token);
+    // A JWT is base64url and dots: nothing a cookie could misread. Anything else is not stored.
+    if (/^[A-Za-z0-9_.-]+$/.test(token)) remember(reply, token);
+    return principal;
+  } catch (error) {
+    forget(reply);
+    throw error;
+  }
+}
+
+/** Why a token was refused, for the person who pasted it. */
+export function refusalInWords(error: DomainError, issuer: string | null): string {
+  const reason = typeof error.details.reason === 'string' ? `: ${error.details.reason}` : '';
+  const expected = issuer !== null && reason.includes('wrong issuer') ? ` (this service's issuer is "${issuer}")` : '';
+  return `${error.message}${reason}${expected}.`;
+}
