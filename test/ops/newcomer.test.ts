@@ -86,7 +86,7 @@ describe('a newcomer on a fresh clone: npm ci, npm start, the README walk-throug
     const localised = (text: string) => text.replaceAll('127.0.0.1:8000', `127.0.0.1:${port}`).replaceAll('127.0.0.1:12111', `127.0.0.1:${simulatorPort}`);
     const script = steps.map((step) => `${localised(step.command)}\necho; echo '@@@'`).join('\n');
     const { stdout } = await run('bash', ['-ec', script], { cwd: clone, env: BARE_ENV });
-    const outputs = stdout.split('@@@\n').map((output) => output.trim());
+    const outputs = stdout.split('@@@\n').slice(0, steps.length).map((output) => output.trim());
 
     steps.forEach((step, i) => {
       if (step.shown === null) return;
