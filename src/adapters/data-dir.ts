@@ -3,6 +3,7 @@
 // with its parents (as `mkdir -p` makes them), so a fresh clone or a new path just works; DATA_DIR
 // itself is made 0700, since it holds a private key and the database. Every writer calls this
 // first, so nothing is created where nothing is written (PostgreSQL with a real issuer).
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -17,9 +18,15 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
     await mkdir(dataDir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
-    if (!(await stat(dataDir)).isDirectory()) throw new Error('it exists and is not a directory');
+    if (!(await stat(dataDir)).isDirectory()) throw new Error(`${dataDir} is not a directory`);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new DataDirError(`DATA_DIR ${dataDir} cannot be created: ${reason}`);
+    throw new DataDirError(`DATA_DIR ${dataDir} cannot be created: ${blockingFile(dataDir) ?? (error instanceof Error ? error.message : String(error))}`);
   }
+}
+
+/** A file where DATA_DIR or one of its parents should be, said plainly (mkdir only says EEXIST or ENOTDIR). */
+function blockingFile(dataDir: string): string | null {
+  let path = dataDir;
+  while (!existsSync(path) && path !== dirname(path)) path = dirname(path);
+  return statSync(path).isDirectory() ? null : `${path} is a file, not a directory`;
 }

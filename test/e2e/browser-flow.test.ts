@@ -7,8 +7,7 @@
 // service only as signed webhooks. Screenshots of the portal are kept under test-artifacts/portal/.
 // One service for both: under load, two starting at once took longer than the start's bound.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +17,7 @@ import { devToken, launchChromium, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { freshDataDir } from '../helpers/data-dir.ts';
 
 const ARTIFACTS = new URL('../../test-artifacts/portal/', import.meta.url).pathname;
 
@@ -27,7 +27,7 @@ describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs on
   let dataDir: string;
   let env: Record<string, string>;
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'billing-e2e-'));
+    dataDir = freshDataDir('billing-e2e');
     env = { DATA_DIR: dataDir, PORT: String(await freePort()), PAYMENTS_SIMULATOR_PORT: String(await freePort()), DATABASE_URL: '', NODE_ENV: 'development' };
     service = await startServiceProcess(env);
     browser = await launchChromium();

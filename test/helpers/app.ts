@@ -2,9 +2,7 @@
 // or a new PostgreSQL database), with the development identity provider minting real tokens.
 // Its app.inject checks every response of a documented operation against /openapi.json
 // (openapi-contract.ts): a status or body the document does not describe fails the test.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { compose, type Composition } from '../../src/composition.ts';
@@ -12,6 +10,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { devIssuerUrl, loadOrCreateSigningKey, signToken, type TokenClaims } from '../../src/dev/identity-provider.ts';
 import { createTestDatabase } from './database.ts';
 import { checkInjectedResponses } from './openapi-contract.ts';
+import { freshDataDir } from './data-dir.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -25,7 +24,7 @@ export interface TestApp {
 
 export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const dataDir = await mkdtemp(join(tmpdir(), 'billing-test-'));
+  const dataDir = freshDataDir('billing-test');
   const fullEnv = { NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', PAYMENTS_SIMULATOR_PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database.url, ...env };
   const config = loadConfig(fullEnv);
   const composition = await compose(config);

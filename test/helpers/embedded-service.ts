@@ -2,15 +2,13 @@
 // embedded PostgreSQL under DATA_DIR; the development identity provider; the payment simulator on
 // a port of its own), for tests that start it as real processes, stop it and start it again.
 import { execFile } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { bearer } from './app.ts';
 import { runCli } from './cli.ts';
 import { freePort } from './free-port.ts';
+import { freshDataDir } from './data-dir.ts';
 
 export async function embeddedDataDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'billing-embedded-'));
+  return freshDataDir('billing-embedded');
 }
 
 /** PORT 0 for every process, so tokens the CLI signs name the issuer the service expects. */

@@ -2,14 +2,13 @@
 // key, bad signature, no e-mail and what userinfo said, no credentials), and never the token. The
 // real service process, a real local issuer, real signed tokens; the log is read as an operator would.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../helpers/oidc-issuer.ts';
 import { startServiceProcess, type LogEntry, type ServiceProcess } from '../helpers/service-process.ts';
+import { freshDataDir } from '../helpers/data-dir.ts';
 
 type Entry = LogEntry & { reason?: string };
 
@@ -19,7 +18,7 @@ describe(`the reason of every 401 is logged (${databaseLabel})`, () => {
   let dataDir: string;
   before(async () => {
     issuer = await startOidcIssuer();
-    dataDir = await mkdtemp(join(tmpdir(), 'billing-refusal-log-'));
+    dataDir = freshDataDir('billing-refusal-log');
     service = await startServiceProcess({ NODE_ENV: 'test', DATABASE_URL: 'memory://', DATA_DIR: dataDir, PAYMENTS_SIMULATOR_PORT: '0', IDP_ISSUER: issuer.url, IDP_AUDIENCE: issuer.audience });
   });
   after(async () => {

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, databaseLabel, onPostgres, type TestDatabase } from '../helpers/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { freshDataDir } from '../helpers/data-dir.ts';
 
 /** Every file `file` imports statically (following relative imports), and the packages they import. */
 function staticGraph(file: string, files = new Set<string>(), packages = new Set<string>()): { files: Set<string>; packages: Set<string> } {
@@ -34,7 +34,7 @@ describe(`the built service (${databaseLabel})`, () => {
     const built = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
     assert.equal(built.status, 0, `scripts/build.mjs failed: ${built.stderr}`);
     database = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'billing-built-'));
+    dataDir = freshDataDir('billing-built');
   });
   after(async () => {
     await service?.stop();

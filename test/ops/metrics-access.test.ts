@@ -2,14 +2,13 @@
 // API on every interface it is off there unless METRICS_TOKEN guards it, and METRICS_PORT serves it
 // on a listener of its own, on loopback unless METRICS_HOST says otherwise.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { describe, test, type TestContext } from 'node:test';
 import { buildTestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
+import { freshDataDir } from '../helpers/data-dir.ts';
 
 const TOKEN = 'metrics-scraper-token-0123456789';
 
@@ -36,7 +35,7 @@ describe(`who may read /metrics (${databaseLabel})`, () => {
   });
 
   test('METRICS_PORT: served on its own loopback listener, not on the API port', async (context) => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'billing-metrics-'));
+    const dataDir = freshDataDir('billing-metrics');
     const port = await freePort();
     const service = await startServiceProcess({ NODE_ENV: 'test', DATABASE_URL: 'memory://', DATA_DIR: dataDir, PAYMENTS_SIMULATOR_PORT: '0', METRICS_PORT: String(port) });
     context.after(async () => {

@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { freshDataDir } from '../helpers/data-dir.ts';
 
 const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -27,7 +27,7 @@ describe(`npm start and signals (${onPostgres ? 'PostgreSQL' : 'embedded Postgre
   let dataDir: string;
   before(async () => {
     database = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'billing-npm-start-'));
+    dataDir = freshDataDir('billing-npm-start');
   });
   after(async () => {
     await database.drop();

@@ -7,11 +7,10 @@
 // PostgreSQL (first half), and on PostgreSQL (second half): the close path differs for each.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
+import { freshDataDir } from '../helpers/data-dir.ts';
 import { createTestDatabase, onPostgres } from '../helpers/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 
@@ -29,16 +28,14 @@ const DATABASES: [label: string, url: () => Promise<{ url: string; drop(): Promi
     ];
 
 async function start(context: TestContext, databaseUrl: () => Promise<{ url: string; drop(): Promise<void> }>): Promise<ServiceProcess> {
-  const parent = await mkdtemp(join(tmpdir(), 'billing-slow-client-'));
-  await chmod(parent, 0o711); // as root the embedded server runs as another user, who must pass through
+  const dataDir = freshDataDir('billing-slow-client');
   const database = await databaseUrl();
-  // DATA_DIR does not exist yet: the service makes it, as on a fresh clone.
-  const env = { NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: join(parent, 'data'), PAYMENTS_SIMULATOR_PORT: '0', HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) };
+  const env = { NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: dataDir, PAYMENTS_SIMULATOR_PORT: '0', HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) };
   const service = await startServiceProcess(env);
   context.after(async () => {
     await service.stop();
     await database.drop();
-    await rm(parent, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
   });
   return service;
 }

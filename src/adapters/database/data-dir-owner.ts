@@ -50,7 +50,8 @@ async function recordedPid(dataDir: string): Promise<number | null> {
     const pid = Number.parseInt(await readFile(ownerFile(dataDir), 'utf8'), 10);
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null; // no owner: DATA_DIR is not made yet, or cannot be
     throw error;
   }
 }
