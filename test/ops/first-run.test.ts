@@ -12,6 +12,7 @@ import { runCli } from '../helpers/cli.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { cliToken, embeddedEnv, profile, runServiceToExit } from '../helpers/embedded-service.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 
 describe('first runs, from nothing (embedded PostgreSQL)', { skip: onPostgres && 'the embedded database: run once, in the first half' }, () => {
@@ -39,6 +40,22 @@ describe('first runs, from nothing (embedded PostgreSQL)', { skip: onPostgres &&
     } finally {
       await service.stop();
     }
+  });
+
+  test('npm run token and the operator CLI follow the running service whatever its ports, with nothing repeated', async () => {
+    const dataDir = fresh('billing-other-ports');
+    const [port, simulatorPort] = [await freePort(), await freePort()];
+    const service = await startServiceProcess({ ...(await embeddedEnv(dataDir)), PORT: String(port), PAYMENTS_SIMULATOR_PORT: String(simulatorPort) });
+    try {
+      const beside = { NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: '' }; // no PORT, no PAYMENTS_SIMULATOR_PORT
+      const token = await cliToken(beside, 'ports-ada');
+      assert.equal((await profile(service.url, token)).tier, 'free', 'the token names the issuer of the service on its port');
+      const sync = await runCli(['sync-user', 'ports-ada'], beside);
+      assert.equal(sync.code, 0, sync.stderr);
+    } finally {
+      await service.stop();
+    }
+    assert.equal(existsSync(join(dataDir, 'service.json')), false, 'the record goes with the service');
   });
 
   test('a relative DATA_DIR is made under the working directory', async () => {
