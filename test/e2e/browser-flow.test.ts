@@ -3,7 +3,9 @@
 // the simulator's page -> Pay -> the paid tier -> cancel at the provider -> free again. And
 // self-service: Pay -> pro -> /billing opens the portal -> switch to Team -> team -> cancel at
 // period end -> still team -> renew (resume) -> cancel at period end again and end the period from
-// the simulator's dashboard -> free; Resend there gets `duplicate`. Every change reaches the
+// the simulator's dashboard -> free; Resend there gets `duplicate`. And the loop a person makes
+// with no terminal but for the token: from `/`, sign in on /billing, checkout, pay, the portal,
+// cancel now, a new checkout, cancel it, and a new one again. Every change reaches the
 // service only as signed webhooks. Screenshots of the portal are kept under test-artifacts/portal/.
 // One service for both: under load, two starting at once took longer than the start's bound.
 import assert from 'node:assert/strict';
@@ -115,5 +117,31 @@ describe('browser flow on the embedded defaults', { skip: onPostgres && 'runs on
     await Promise.all([page.waitForURL(/notice=/), page.locator('tr[data-event] button', { hasText: 'Resend' }).first().click()]);
     assert.match((await page.textContent('.notice')) ?? '', /same event id\): the service answered 200 \{"status":"duplicate"\}/);
     await shot(page, '5-dashboard');
+  });
+  test('in the browser alone: / -> your billing -> checkout -> pay -> portal -> cancel now -> a new checkout, twice over', async () => {
+    const token = await devToken(env, 'loop-user', 'loop@example.com'); // the one step in a terminal
+    const page = await browser.newPage();
+    const body = async () => (await page.textContent('body')) ?? '';
+    const startCheckout = () => Promise.all([page.waitForURL(/\/checkout\/cs_/), page.getByRole('button', { name: 'Start a checkout' }).click()]);
+
+    await page.goto(`${service.url}/`);
+    await Promise.all([page.waitForURL(`${service.url}/billing`), page.getByRole('link', { name: 'your billing' }).first().click()]);
+    await page.fill('#token', token);
+    await startCheckout();
+    await Promise.all([page.waitForURL(/\/billing\/success/, { waitUntil: 'commit' }), page.getByRole('button', { name: /pay/i }).click()]);
+    await page.waitForSelector('#tier', { timeout: 60_000 });
+
+    await Promise.all([page.waitForURL(`${service.url}/billing`), page.getByRole('link', { name: 'Manage your subscription' }).click()]);
+    assert.match(await body(), /Signed in as loop-user[\s\S]*Your tier: pro\.[\s\S]*subscription is active/);
+    await Promise.all([page.waitForURL(/\/p\/session\/bps_/), page.getByRole('button', { name: 'Open the billing portal' }).click()]);
+    await Promise.all([page.waitForURL(/notice=/, { waitUntil: 'load' }), page.getByRole('button', { name: 'Cancel now' }).first().click()]);
+    await Promise.all([page.waitForURL(`${service.url}/billing`), page.getByRole('link', { name: /Return to/ }).click()]);
+    const canceled = await until(async () => (await page.reload(), body()), (text) => /Your tier: free/.test(text));
+    assert.match(canceled, /subscription was canceled/);
+
+    await startCheckout();
+    await Promise.all([page.waitForURL(`${service.url}/billing/cancel`), page.getByRole('button', { name: 'Cancel and return' }).click()]);
+    await startCheckout();
+    assert.match(await body(), /Pay .* and subscribe/, 'a new checkout, from the page the last one ended on');
   });
 });
