@@ -7,7 +7,7 @@
 # only (npm ci --omit=dev: no tsx, esbuild or TypeScript) and takes dist/ and the migrations; it
 # runs the service with plain node. package.json must be there too: the service finds migrations/
 # from the directory that holds it.
-ARG NODE_VERSION=20
+ARG NODE_VERSION=24
 
 FROM node:${NODE_VERSION}-slim AS check
 WORKDIR /app
@@ -36,6 +36,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node directly, not npm: SIGTERM from `docker stop` reaches the service's graceful shutdown.
-# The same command as package.json's start: 8 MB semi-spaces (V8's young generation; Node 20's
+# The same command as package.json's start: 8 MB semi-spaces (V8's young generation; Node's
 # default is 16) keep the peak resident memory under 150 MB under load (bench/README.md).
 CMD ["node", "--max-semi-space-size=8", "dist/server.mjs"]
