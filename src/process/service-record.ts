@@ -5,10 +5,12 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDataDir } from '../adapters/data-dir.ts';
-import { isAlive } from '../adapters/database/data-dir-owner.ts';
+import { isRunning, thisProcess } from '../adapters/process-identity.ts';
 
 export interface ServiceRecord {
   pid: number;
+  /** When the process started (process-identity.ts), so a reused pid is not taken for it. */
+  started: string | null;
   /** The API's base URL, reachable from this machine. */
   url: string;
   /** The development identity provider's issuer; null with a real one. */
@@ -20,13 +22,14 @@ export interface ServiceRecord {
 const recordFile = (dataDir: string) => join(dataDir, 'service.json');
 
 /** Writes this process's record (whole, by a rename); the returned function removes it if still ours. */
-export async function recordService(dataDir: string, record: Omit<ServiceRecord, 'pid'>): Promise<() => Promise<void>> {
+export async function recordService(dataDir: string, record: Omit<ServiceRecord, 'pid' | 'started'>): Promise<() => Promise<void>> {
+  const self = thisProcess();
   await ensureDataDir(dataDir);
   const aside = `${recordFile(dataDir)}.${process.pid}.tmp`;
-  await writeFile(aside, `${JSON.stringify({ pid: process.pid, ...record })}\n`, { mode: 0o600 });
+  await writeFile(aside, `${JSON.stringify({ ...self, ...record })}\n`, { mode: 0o600 });
   await rename(aside, recordFile(dataDir));
   return async () => {
-    if ((await runningService(dataDir))?.pid === process.pid) await rm(recordFile(dataDir), { force: true });
+    if ((await runningService(dataDir))?.pid === self.pid) await rm(recordFile(dataDir), { force: true });
   };
 }
 
@@ -39,6 +42,6 @@ export async function runningService(dataDir: string): Promise<ServiceRecord | n
     return null; // none, or not one we wrote: as if no service ran
   }
   const optionalText = (value: unknown) => value === null || typeof value === 'string';
-  const wellFormed = Number.isInteger(record.pid) && record.pid > 0 && typeof record.url === 'string' && optionalText(record.issuer) && optionalText(record.simulatorUrl);
-  return wellFormed && isAlive(record.pid) ? record : null;
+  const wellFormed = Number.isInteger(record.pid) && record.pid > 0 && optionalText(record.started) && typeof record.url === 'string' && optionalText(record.issuer) && optionalText(record.simulatorUrl);
+  return wellFormed && isRunning(record) ? record : null;
 }

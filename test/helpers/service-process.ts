@@ -27,12 +27,15 @@ export interface LogEntry {
 
 export interface ServiceProcessOptions {
   entry?: string;
+  /** A command the service runs under, e.g. `unshare --pid --fork` (the service is then its child). */
+  prefix?: string[];
   /** `info` unless said otherwise (the test app's environment says `silent`). */
   logLevel?: string;
 }
 
-export async function startServiceProcess(env: Record<string, string>, { entry = 'src/server.ts', logLevel = 'info' }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
+export async function startServiceProcess(env: Record<string, string>, { entry = 'src/server.ts', logLevel = 'info', prefix = [] }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+  const [command, ...args] = [...prefix, process.execPath, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry];
+  const child = spawn(command!, args, {
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

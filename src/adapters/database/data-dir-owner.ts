@@ -1,13 +1,15 @@
 // One owner per data directory. The process that runs the embedded database (the service, or an
 // operator command while no service runs) first creates DATA_DIR/owner.pid exclusively, with its
-// pid in it; any other process that would run the same database finds the file and refuses,
-// naming that pid. A file whose pid is no longer alive was left by a killed owner (SIGKILL, a
-// crash) and is taken over. After writing, the owner reads the file back: of two processes
-// taking over the same stale file at once, the one whose pid is not in it refuses.
-import { readFileSync } from 'node:fs';
+// identity in it (pid and start, process-identity.ts); any other process that would run the same
+// database finds the file and refuses, naming that pid. A file whose process no longer runs was
+// left by a killed owner (SIGKILL, a crash, a container stopped hard) and is taken over, also
+// when its pid has since been given to another process, this one included (pid 1 in a container).
+// After writing, the owner reads the file back: of two processes taking over the same stale file
+// at once, the one not named in it refuses.
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDataDir } from '../data-dir.ts';
+import { formatIdentity, isRunning, parseIdentity, thisProcess, type ProcessIdentity } from '../process-identity.ts';
 
 export class DataDirHeldError extends Error {
   override name = 'DataDirHeldError';
@@ -25,30 +27,9 @@ export interface DataDirOwnership {
 
 const ownerFile = (dataDir: string) => join(dataDir, 'owner.pid');
 
-/** An exited process nobody reaped (its parent gone, in a container whose pid 1 does not reap): Linux only. */
-function isZombie(pid: number): boolean {
+async function recordedOwner(dataDir: string): Promise<ProcessIdentity | null> {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] === 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a process with this pid runs (also another user's). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, but another user's
-  }
-  return !isZombie(pid);
-}
-
-async function recordedPid(dataDir: string): Promise<number | null> {
-  try {
-    const pid = Number.parseInt(await readFile(ownerFile(dataDir), 'utf8'), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
+    return parseIdentity(await readFile(ownerFile(dataDir), 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null; // no owner: DATA_DIR is not made yet, or cannot be
@@ -56,18 +37,21 @@ async function recordedPid(dataDir: string): Promise<number | null> {
   }
 }
 
-/** The pid of the live process that owns `dataDir`, or null when none does. */
+const isThisProcess = (identity: ProcessIdentity | null, self: ProcessIdentity) => identity?.pid === self.pid && identity.started === self.started;
+
+/** The pid of the running process that owns `dataDir`, or null when none does. */
 export async function dataDirOwner(dataDir: string): Promise<number | null> {
-  const pid = await recordedPid(dataDir);
-  return pid !== null && isAlive(pid) ? pid : null;
+  const owner = await recordedOwner(dataDir);
+  return owner !== null && isRunning(owner) ? owner.pid : null;
 }
 
 /** Makes this process the owner of `dataDir`, or throws DataDirHeldError naming the one that is. */
 export async function claimDataDir(dataDir: string): Promise<DataDirOwnership> {
   await ensureDataDir(dataDir);
+  const self = thisProcess();
   for (;;) {
     try {
-      await writeFile(ownerFile(dataDir), `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
+      await writeFile(ownerFile(dataDir), formatIdentity(self), { flag: 'wx', mode: 0o644 });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -76,11 +60,11 @@ export async function claimDataDir(dataDir: string): Promise<DataDirOwnership> {
     if (owner !== null) throw new DataDirHeldError(dataDir, owner);
     await rm(ownerFile(dataDir), { force: true }); // left by a process that is gone: take it over
   }
-  const written = await recordedPid(dataDir);
-  if (written !== process.pid) throw new DataDirHeldError(dataDir, written ?? 0);
+  const written = await recordedOwner(dataDir);
+  if (!isThisProcess(written, self)) throw new DataDirHeldError(dataDir, written?.pid ?? 0);
   return {
     async release() {
-      if ((await recordedPid(dataDir)) === process.pid) await rm(ownerFile(dataDir), { force: true });
+      if (isThisProcess(await recordedOwner(dataDir), self)) await rm(ownerFile(dataDir), { force: true });
     },
   };
 }

@@ -1,17 +1,18 @@
 // The embedded database: a real PostgreSQL server (binaries from npm, see postgres-binaries.ts)
 // whose cluster lives in DATA_DIR/postgres, started by the process that owns DATA_DIR and stopped
 // when it closes. It listens on a Unix socket only (DATA_DIR/postgres-socket, mode 0700: no port
-// to collide with, nobody else's to reach), so operator commands reach the running service's data
-// through the same socket. Its memory is its own processes', not the service's; its writes are
+// to collide with) and asks every connection for a password (embedded-credentials.ts), so operator
+// commands run as the service's user reach the running service's data through the same socket. Its memory is its own processes', not the service's; its writes are
 // durable as PostgreSQL's are. A server left running by an owner that was killed is stopped
 // before a new one starts.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { isAlive } from './data-dir-owner.ts';
+import { embeddedPostgresUrl, ownPassword, requirePassword } from './embedded-credentials.ts';
+import { stopLeftoverServer } from './leftover-server.ts';
 import { postgresBinaries, serverUser, type RunAs } from './postgres-binaries.ts';
 
 export interface EmbeddedPostgres {
@@ -22,11 +23,6 @@ export interface EmbeddedPostgres {
 
 const SOCKET_PATH_MAX = 103; // macOS's limit on a Unix socket's path (Linux allows 107)
 const SETTINGS = ['listen_addresses=', 'max_connections=60', 'shared_buffers=32MB'];
-
-/** The URL of the embedded server of `dataDir`, whether this process or another one runs it. */
-export function embeddedPostgresUrl(dataDir: string): string {
-  return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(join(dataDir, 'postgres-socket'))}`;
-}
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,17 +49,6 @@ async function letServerReach(dataDir: string, user: RunAs): Promise<void> {
   }
 }
 
-/** A server still running from an owner that was killed: it holds the cluster, so stop it (fast shutdown). */
-async function stopLeftoverServer(cluster: string): Promise<void> {
-  const pid = Number.parseInt(await readFile(join(cluster, 'postmaster.pid'), 'utf8').catch(() => ''), 10);
-  if (!Number.isInteger(pid) || !isAlive(pid)) return;
-  process.kill(pid, 'SIGINT');
-  for (let waited = 0; isAlive(pid); waited += 100) {
-    if (waited === 30_000) process.kill(pid, 'SIGQUIT');
-    await wait(100);
-  }
-}
-
 async function waitUntilReady(url: string, exited: Promise<unknown>, log: string): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
@@ -74,8 +59,9 @@ async function waitUntilReady(url: string, exited: Promise<unknown>, log: string
       await client.connect();
       await client.end();
       return;
-    } catch {
+    } catch (error) {
       await client.end().catch(() => {}); // not accepting connections yet
+      if ((error as { code?: string }).code?.startsWith('28')) throw new Error(`the embedded PostgreSQL refused its own password: ${(error as Error).message}`);
     }
   }
   throw new Error(`the embedded PostgreSQL did not accept connections within 60 s (see ${log})`);
@@ -88,15 +74,21 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const socketDir = join(dataDir, 'postgres-socket');
   if (join(socketDir, '.s.PGSQL.5432').length > SOCKET_PATH_MAX) throw new Error(`DATA_DIR ${dataDir} is too long a path for the embedded PostgreSQL's socket: choose a shorter one`);
   if (user) await letServerReach(dataDir, user);
+  const password = await ownPassword(dataDir);
   if (!existsSync(join(cluster, 'PG_VERSION'))) {
     const fresh = `${cluster}.new`; // renamed once complete: an interrupted initdb leaves no half cluster
     await rm(fresh, { recursive: true, force: true });
     await serverDirectory(fresh, user);
-    await run(binaries.initdb, ['-D', fresh, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions'], user);
+    // initdb runs as the server's user: it reads the password from a copy only that user can read, removed after.
+    const passwordCopy = join(dataDir, 'postgres-password.initdb'); // beside, not inside: initdb wants an empty directory
+    await writeFile(passwordCopy, password, { mode: 0o600 });
+    if (user) await chown(passwordCopy, user.uid, user.gid);
+    await run(binaries.initdb, ['-D', fresh, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordCopy}`, '-E', 'UTF8', '--locale=C', '--no-instructions'], user);
+    await rm(passwordCopy);
     await rename(fresh, cluster);
   }
   await serverDirectory(socketDir, user);
-  await stopLeftoverServer(cluster);
+  await stopLeftoverServer(cluster, user);
   const log = join(dataDir, 'postgres.log');
   const logFile = await open(log, 'a');
   // Detached: Ctrl-C in a terminal reaches the service only; the service stops the server after
@@ -108,9 +100,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   });
   await logFile.close();
   const exited = once(server, 'exit');
-  const url = embeddedPostgresUrl(dataDir);
+  const url = await embeddedPostgresUrl(dataDir);
   try {
     await waitUntilReady(url, exited, log);
+    await requirePassword(cluster, url, password);
   } catch (error) {
     server.kill('SIGQUIT');
     throw error;

