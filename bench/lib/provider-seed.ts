@@ -6,11 +6,7 @@ import type pg from 'pg';
 import type Stripe from 'stripe';
 import { openPostgres } from '../../src/adapters/database/postgres.ts';
 import type { SqlClient } from '../../src/adapters/database/sql-client.ts';
-import { AUTOMATIC, buildEvent, type SimEvent } from '../../src/dev/payments-simulator/events.ts';
-import { buildCustomer, takeInvoiceNumber } from '../../src/dev/payments-simulator/objects/customers.ts';
-import { buildInvoice } from '../../src/dev/payments-simulator/objects/invoices.ts';
-import { buildSubscription } from '../../src/dev/payments-simulator/objects/subscriptions.ts';
-import { Documents } from '../../src/dev/payments-simulator/store.ts';
+import { AUTOMATIC, buildCustomer, buildEvent, buildInvoice, buildSubscription, Documents, takeInvoiceNumber, type SimEvent } from '@billing/payments-simulator/seed';
 import { PRICES } from './stack.ts';
 
 export interface ProviderSubscription {

@@ -5,7 +5,7 @@
 // every acknowledged event is recorded once and its effect kept, redeliveries change nothing.
 import type pg from 'pg';
 import { burst, prepareLoad, rotatingBearer, type Measured, type Traffic } from './load.ts';
-import { signatureHeader } from '../../src/dev/payments-simulator/webhook-request.ts';
+import { signatureHeader } from '@billing/payments-simulator';
 import { eventBody, eventId, subscriptionOf, type EventSource } from './events.ts';
 import { watchUsage, type Usage } from './processes.ts';
 import { addCalls, resetCalls, settledCalls, type Calls } from './provider-calls.ts';

@@ -5,7 +5,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
 import type { Store } from '../domain/ports/store.ts';
-import { escapeHtml } from './payments-simulator/pages/layout.ts';
+
+export const escapeHtml = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const LINKS = `<p class="links"><a href="/billing">Manage your subscription</a> · <a href="/billing/dashboard">Payments simulator dashboard</a> · <a href="/docs">API docs</a></p>`;
 

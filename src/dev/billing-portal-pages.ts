@@ -3,13 +3,12 @@
 // (never in a URL, so never in a log or the history), is verified as the API verifies it, and goes
 // through the same PortalService as POST /api/v1/billing/portal; nothing of it is shown back.
 // In production a front end calls that operation itself and sends the browser to the url.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { PortalService } from '../domain/billing/portal-service.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import { statusOf } from '../http/error-handler.ts';
-import { HEADERS, page } from './billing-pages.ts';
-import { crossSite, escapeHtml } from './payments-simulator/pages/layout.ts';
+import { escapeHtml, HEADERS, page } from './billing-pages.ts';
 
 const FORM = `<p>Open the billing portal to switch plan, cancel or resume your subscription, or update your card.</p>
 <form method="post" action="/billing/portal"><label for="token">Your access token</label>
@@ -17,6 +16,23 @@ const FORM = `<p>Open the billing portal to switch plan, cancel or resume your s
 <button type="submit">Open the billing portal</button></form>
 <p><small>Development only: get a token with <code>npm run token -- --sub alice --email alice@example.com</code>.
 A front end calls <code>POST /api/v1/billing/portal</code> with the user's token instead.</small></p>`;
+
+/**
+ * A form post from another site (CSRF). Browsers say so in Sec-Fetch-Site; without it, an Origin
+ * naming another host. `Origin: null` is not taken as foreign: under `Referrer-Policy: no-referrer`
+ * browsers send it for our own forms too.
+ */
+function crossSite(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return false;
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
+}
 
 export function billingPortalPages(portal: PortalService, verifier: TokenVerifier, simulatorUrl: string): FastifyPluginAsync {
   return async (app) => {

@@ -1,13 +1,13 @@
 // What every route and lifecycle step shares, and `mutate`: the one way state changes. A change and
 // the events describing it commit together; the events are then handed to delivery, and the
 // caller chooses whether to wait for that (a person's click does, briefly; an API call does not).
-import type { Database } from '../../adapters/database/sql-client.ts';
+import type { SimulatorDatabase } from './sql-client.ts';
 import type { Delivery, Log } from './delivery.ts';
 import { insertEvent, type EventRef, type Trigger } from './events.ts';
 import { Documents } from './store.ts';
 
 export interface SimContext {
-  db: Database;
+  db: SimulatorDatabase;
   docs: Documents;
   apiKey: string;
   delivery: Delivery;

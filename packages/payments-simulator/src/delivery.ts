@@ -3,7 +3,7 @@
 // last one repeating) until 3 days have passed, as Stripe does. The events of one change are sent
 // one after another, in order. State lives in sim_events, so pending deliveries resume after a
 // restart; while webhookUrl() is null, events wait.
-import type { SqlClient } from '../../adapters/database/sql-client.ts';
+import type { SqlClient } from './sql-client.ts';
 import type { EventRef } from './events.ts';
 import { postEvent } from './webhook-request.ts';
 

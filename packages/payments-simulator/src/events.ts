@@ -1,7 +1,7 @@
 // Events, written in the same transaction as the change they describe (an outbox), then delivered
 // by delivery.ts. `previous_attributes` holds the old values of the top-level fields that changed,
 // as Stripe's *.updated events do.
-import type { SqlClient } from '../../adapters/database/sql-client.ts';
+import type { SqlClient } from './sql-client.ts';
 import { newId } from './ids.ts';
 import { nowSeconds } from './time.ts';
 

@@ -6,7 +6,7 @@
 // not kept, so they can be retried with the same key.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { SqlClient } from '../../adapters/database/sql-client.ts';
+import type { SqlClient } from './sql-client.ts';
 import { StripeApiError, invalidParam } from './errors.ts';
 
 const KEEP_MS = 24 * 3_600_000;

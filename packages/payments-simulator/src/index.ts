@@ -1,19 +1,24 @@
 // The payment-provider simulator: a Stripe-compatible HTTP server that the official `stripe` SDK
-// talks to when no real key is configured. It serves the subset of the REST API the service uses,
-// a hosted checkout page and a dashboard with lifecycle controls, and delivers signed webhooks at
-// least once. State lives in sim_* tables of the given database, so it survives a restart.
-import type { Database } from '../../adapters/database/sql-client.ts';
-import { localOrigin } from '../../local-origin.ts';
+// talks to instead of Stripe. It serves a subset of the REST API (customers, subscription
+// checkout, subscriptions, invoices, events, billing portal), a hosted checkout page, a billing
+// portal and a dashboard with lifecycle controls, and delivers signed webhooks at least once.
+// State lives in sim_* tables of the given database, so it survives a restart.
 import type { SimContext } from './context.ts';
 import { createDelivery } from './delivery.ts';
+import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
 import { buildSimulatorServer } from './server.ts';
 import { ensureSchema } from './schema.ts';
+import type { SimulatorDatabase } from './sql-client.ts';
 import { Documents } from './store.ts';
 
+export { openDatabase, type OwnDatabase } from './database.ts';
+export type { SimulatorDatabase, SqlClient, SqlParam } from './sql-client.ts';
+export { signatureHeader } from './webhook-request.ts';
+
 export interface PaymentsSimulatorOptions {
-  /** PGlite or PostgreSQL; the simulator keeps its state in its own sim_* tables there. */
-  db: Database;
+  /** PGlite or PostgreSQL (openDatabase(), or the host's own client); the state goes in sim_* tables there. */
+  db: SimulatorDatabase;
   host: string;
   /** 0 picks a free port. */
   port: number;

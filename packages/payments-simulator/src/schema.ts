@@ -1,7 +1,8 @@
-// The simulator's own tables, beside the service's in the same database so its state survives a
-// restart: sim_objects (Stripe objects as documents), sim_events (the event outbox with each
-// event's delivery state) and sim_idempotency (Idempotency-Key results). Created on start.
-import type { Database } from '../../adapters/database/sql-client.ts';
+// The simulator's own tables, in the database it is given (beside a host application's tables when
+// it shares that database), so its state survives a restart: sim_objects (Stripe objects as
+// documents), sim_events (the event outbox with each event's delivery state) and sim_idempotency
+// (Idempotency-Key results). Created on start.
+import type { SimulatorDatabase } from './sql-client.ts';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS sim_objects (
@@ -41,7 +42,7 @@ const SCHEMA = `
   );`;
 
 /** Creates the tables once; the advisory lock keeps two first starts on one PostgreSQL apart. */
-export async function ensureSchema(db: Database): Promise<void> {
+export async function ensureSchema(db: SimulatorDatabase): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(724120771)');
     await tx.exec(SCHEMA);

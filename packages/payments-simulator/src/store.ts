@@ -1,6 +1,6 @@
 // Stripe objects as JSON documents in sim_objects (text, so their key order stays Stripe's), with
 // the columns lists filter on, and Stripe-style pagination over sim_objects and sim_events.
-import type { SqlClient, SqlParam } from '../../adapters/database/sql-client.ts';
+import type { SqlClient, SqlParam } from './sql-client.ts';
 import { invalidParam, noSuch } from './errors.ts';
 
 export type SimType = 'customer' | 'product' | 'price' | 'checkout.session' | 'subscription' | 'invoice' | 'billing_portal.session' | 'payment_method';

@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
-import { databaseLabel } from '../helpers/database.ts';
-import { API_KEY, openCheckout, openTestDb, sdk, startSimulator, type TestDb } from './harness.ts';
+import type { PaymentsSimulator } from '../src/index.ts';
+import { API_KEY, databaseLabel, openCheckout, openTestDb, sdk, startSimulator, type TestDb } from './harness.ts';
 
 describe(`simulator API through the stripe SDK (${databaseLabel})`, () => {
   let database: TestDb;

@@ -8,8 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { onPostgres } from '../helpers/database.ts';
-import { openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
+import { onPostgres, openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skip = onPostgres ? 'runs once, in the PGlite half' : !existsSync(CHROMIUM) ? `no browser at ${CHROMIUM}` : false;

@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
-import { databaseLabel } from '../helpers/database.ts';
-import { openCheckout, openTestDb, pay, sdk, SECRET, startReceiver, startSimulator, startStack, type Receiver, type SimulatorStack } from './harness.ts';
+import type { PaymentsSimulator } from '../src/index.ts';
+import { databaseLabel, openCheckout, openTestDb, pay, sdk, SECRET, startReceiver, startSimulator, startStack, type Receiver, type SimulatorStack } from './harness.ts';
 
 describe(`hosted checkout page (${databaseLabel})`, () => {
   let stack: SimulatorStack;

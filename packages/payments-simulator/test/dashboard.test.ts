@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import { databaseLabel } from '../helpers/database.ts';
-import { control, openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
+import { control, databaseLabel, openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
 
 describe(`simulator dashboard (${databaseLabel})`, () => {
   let stack: SimulatorStack;

@@ -6,12 +6,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import { createDelivery } from '../../src/dev/payments-simulator/delivery.ts';
-import { AUTOMATIC, insertEvent } from '../../src/dev/payments-simulator/events.ts';
-import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
-import { ensureSchema } from '../../src/dev/payments-simulator/schema.ts';
-import { databaseLabel } from '../helpers/database.ts';
-import { openCheckout, openTestDb, pay, sdk, startReceiver, startSimulator, type Receiver, type TestDb } from './harness.ts';
+import { createDelivery } from '../src/delivery.ts';
+import { AUTOMATIC, insertEvent } from '../src/events.ts';
+import type { PaymentsSimulator } from '../src/index.ts';
+import { ensureSchema } from '../src/schema.ts';
+import { databaseLabel, openCheckout, openTestDb, pay, sdk, startReceiver, startSimulator, type Receiver, type TestDb } from './harness.ts';
 
 const undelivered = async (stripe: Stripe) => (await stripe.events.list({ delivery_success: false, limit: 100 })).data.map((e) => e.id);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

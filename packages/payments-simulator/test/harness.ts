@@ -1,13 +1,16 @@
-// Test harness for the payments simulator: a fresh database (PGlite in memory, or a new PostgreSQL
-// database), the simulator on a free port, the official stripe SDK pointed at it, and a small
-// node:http webhook receiver that verifies every delivery with the SDK's own constructEvent.
+// Test harness for the payments simulator: a fresh database (PGlite in memory, or a new database
+// on the PostgreSQL server at TEST_POSTGRES_URL when TEST_DATABASE=postgres), the simulator on a
+// free port, the official stripe SDK pointed at it, and a small node:http webhook receiver that
+// verifies every delivery with the SDK's own constructEvent.
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import Stripe from 'stripe';
-import { openDatabase } from '../../src/adapters/database/open.ts';
-import type { Database } from '../../src/adapters/database/sql-client.ts';
-import { startPaymentsSimulator, type PaymentsSimulator, type PaymentsSimulatorOptions } from '../../src/dev/payments-simulator/index.ts';
-import { createTestDatabase } from '../helpers/database.ts';
+import { openDatabase, startPaymentsSimulator, type OwnDatabase, type PaymentsSimulator, type PaymentsSimulatorOptions, type SimulatorDatabase } from '../src/index.ts';
+
+export const onPostgres = process.env.TEST_DATABASE === 'postgres';
+export const databaseLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
 
 export const API_KEY = 'sk_test_simulator';
 export const SECRET = 'whsec_local_simulator';
@@ -17,13 +20,33 @@ export const PRICES = new Map([
 ]);
 
 export interface TestDb {
-  db: Database;
+  db: OwnDatabase;
   close(): Promise<void>;
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `memory://`, or the URL of a new database on the test server; drop() removes it. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!onPostgres) return { url: 'memory://', drop: async () => {} };
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(process.env.TEST_POSTGRES_URL!);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export async function openTestDb(): Promise<TestDb> {
   const database = await createTestDatabase();
-  const db = await openDatabase(database.url === 'memory://' ? { kind: 'pglite' } : { kind: 'postgres', url: database.url, poolSize: 5 });
+  const db = await openDatabase(database.url);
   return {
     db,
     async close() {
@@ -33,11 +56,12 @@ export async function openTestDb(): Promise<TestDb> {
   };
 }
 
-export function startSimulator(db: Database, options: Partial<PaymentsSimulatorOptions> = {}): Promise<PaymentsSimulator> {
+export function startSimulator(db: SimulatorDatabase, options: Partial<PaymentsSimulatorOptions> = {}): Promise<PaymentsSimulator> {
   return startPaymentsSimulator({ db, host: '127.0.0.1', port: 0, apiKey: API_KEY, webhookUrl: () => null, webhookSecret: SECRET, prices: PRICES, retryDelaysMs: [50, 100, 200], ...options });
 }
 
-export function sdk(simulator: PaymentsSimulator, key = API_KEY): Stripe {
+/** The official SDK pointed at a simulator (one in this process, or one run as a command). */
+export function sdk(simulator: Pick<PaymentsSimulator, 'url'>, key = API_KEY): Stripe {
   const url = new URL(simulator.url);
   return new Stripe(key, { host: url.hostname, port: url.port, protocol: 'http', maxNetworkRetries: 0 });
 }
@@ -59,7 +83,7 @@ export async function openCheckout(stripe: Stripe, userId = 'user-1', price = 'p
 }
 
 /** Submits the hosted page's Pay form, as a browser does. */
-export const pay = (simulator: PaymentsSimulator, sessionId: string, form = '') =>
+export const pay = (simulator: Pick<PaymentsSimulator, 'url'>, sessionId: string, form = '') =>
   fetch(`${simulator.url}/checkout/${sessionId}/pay`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
 
 /** POST /_sim/subscriptions/:id/:action with the API key. */

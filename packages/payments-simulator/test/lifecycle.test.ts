@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import type { PaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
-import { databaseLabel } from '../helpers/database.ts';
-import { control, openCheckout, pay, startStack, type Receiver, type SimulatorStack } from './harness.ts';
+import type { PaymentsSimulator } from '../src/index.ts';
+import { control, databaseLabel, openCheckout, pay, startStack, type Receiver, type SimulatorStack } from './harness.ts';
 
 describe(`subscription lifecycle (${databaseLabel})`, () => {
   let stack: SimulatorStack;

@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
-import { Documents } from '../../src/dev/payments-simulator/store.ts';
-import { databaseLabel } from '../helpers/database.ts';
-import { openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
+import { Documents } from '../src/store.ts';
+import { databaseLabel, openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
 
 const RETURN_URL = 'https://app.example.test/billing';
 

@@ -3,8 +3,7 @@
 // deliveries still pending.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { databaseLabel } from '../helpers/database.ts';
-import { control, openCheckout, openTestDb, pay, sdk, startReceiver, startSimulator, type TestDb } from './harness.ts';
+import { control, databaseLabel, openCheckout, openTestDb, pay, sdk, startReceiver, startSimulator, type TestDb } from './harness.ts';
 
 describe(`simulator restart (${databaseLabel})`, () => {
   let database: TestDb;

@@ -4,7 +4,7 @@
 import type Stripe from 'stripe';
 import { openPglite } from '../../../src/adapters/database/pglite.ts';
 import { createStripeClient } from '../../../src/adapters/payments/stripe-client.ts';
-import { startPaymentsSimulator } from '../../../src/dev/payments-simulator/index.ts';
+import { startPaymentsSimulator } from '@billing/payments-simulator';
 import { buildTestApp, type TestApp } from '../../helpers/app.ts';
 import type { FixtureEvent } from '../../helpers/stripe-fixtures.ts';
 import { startFaultyFront, type FaultyFront } from './faulty-front.ts';

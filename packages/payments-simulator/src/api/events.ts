@@ -2,7 +2,7 @@
 // `customer.subscription.*`), `types[]`, and `delivery_success=false` (events whose delivery to the
 // webhook endpoint has not succeeded yet: pending, retrying or given up).
 import type { FastifyPluginAsync } from 'fastify';
-import type { SqlParam } from '../../../adapters/database/sql-client.ts';
+import type { SqlParam } from '../sql-client.ts';
 import type { SimContext } from '../context.ts';
 import { noSuch } from '../errors.ts';
 import { presentEvent, type EventRow } from '../events.ts';
