@@ -4,8 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../test/helpers/free-port.ts';
-import { startOidcIssuer, type OidcTestIssuer } from '../../test/helpers/oidc-issuer.ts';
+import { freePort } from '../../support/free-port.ts';
+import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 import { processTree, startNode, waitForHttp, type Managed } from './processes.ts';
 
 export const WEBHOOK_SECRET = 'whsec_bench_0123456789abcdef';

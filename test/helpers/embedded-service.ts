@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './app.ts';
 import { runCli } from './cli.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 export async function embeddedDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'billing-embedded-'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { buildTestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 
 const TOKEN = 'metrics-scraper-token-0123456789';

@@ -2,11 +2,11 @@
 // "provider" fail, lose answers or hang while the service talks to it with the real stripe SDK,
 // retries and idempotency keys included. `env` points a service at the front.
 import type Stripe from 'stripe';
-import { openPglite } from '../../../src/adapters/database/pglite.ts';
-import { createStripeClient } from '../../../src/adapters/payments/stripe-client.ts';
+import { openPglite } from '../../src/adapters/database/pglite.ts';
+import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
 import { startPaymentsSimulator } from '@billing/payments-simulator';
-import { buildTestApp, type TestApp } from '../../helpers/app.ts';
-import type { FixtureEvent } from '../../helpers/stripe-fixtures.ts';
+import { buildTestApp, type TestApp } from './app.ts';
+import type { FixtureEvent } from './stripe-fixtures.ts';
 import { startFaultyFront, type FaultyFront } from './faulty-front.ts';
 
 export const PROVIDER_API_KEY = 'sk_test_simulator';

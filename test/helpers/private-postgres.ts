@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 const run = promisify(execFile);
 

@@ -1,11 +1,12 @@
 // A small but real OpenID Connect issuer on 127.0.0.1 (node:http, a free port): discovery, a JWKS
 // and userinfo, each of which can be counted and taken down, with key rotation. The service talks
-// to it over HTTP exactly as it would to Auth0 or Keycloak, so tests (and the benchmark's JWKS
-// stand-in) exercise the real fetching, caching and verification code.
+// to it over HTTP exactly as it would to Auth0 or Keycloak, so tests and the benchmark exercise
+// the real fetching, caching and verification code. (support/ holds what test/ and bench/ share;
+// neither imports the other.)
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { generateSigningKey, jwksOf, signToken, type SigningKey } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey, jwksOf, signToken, type SigningKey } from '../src/dev/identity-provider.ts';
 
 export type IssuerEndpoint = 'discovery' | 'jwks' | 'userinfo';
 
