@@ -75,7 +75,7 @@ export async function paidInvoices(databaseUrl: string, seeded: readonly Provide
   });
 }
 
-export const providerEvent = (type: string, object: object, created: number, previous?: Record<string, unknown>): SimEvent => buildEvent(type, object, AUTOMATIC, previous, created);
+export const providerEvent = (type: string, object: object, created: number, previous?: Record<string, unknown>): SimEvent => buildEvent({ type, object, trigger: AUTOMATIC, previous }, created);
 
 /** Records the events at the provider as never delivered (no attempt due), in the given order. */
 export async function recordUndelivered(databaseUrl: string, events: readonly SimEvent[]): Promise<void> {

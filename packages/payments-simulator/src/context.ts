@@ -36,7 +36,7 @@ export async function mutate<T>(ctx: SimContext, trigger: Trigger, work: (unit: 
     return work({
       docs: new Documents(tx),
       emit: async (type, object, previous) => {
-        events.push(await insertEvent(tx, type, object, trigger, previous, ctx.delivery.leaseMs));
+        events.push(await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs));
       },
     });
   });

@@ -42,8 +42,16 @@ export function previousAttributes(before: object, after: object): Record<string
   return Object.keys(changed).length > 0 ? changed : undefined;
 }
 
+/** What an event says: its type, its object, what caused it, and the old values of what changed. */
+export interface NewEvent {
+  type: string;
+  object: object;
+  trigger: Trigger;
+  previous?: Record<string, unknown> | undefined;
+}
+
 /** An event as Stripe shapes it; `created` is given so a benchmark can build a backlog of past events. */
-export function buildEvent(type: string, object: object, trigger: Trigger, previous: Record<string, unknown> | undefined, created: number): SimEvent {
+export function buildEvent({ type, object, trigger, previous }: NewEvent, created: number): SimEvent {
   return {
     id: newId('evt_'),
     object: 'event',
@@ -61,16 +69,16 @@ export function buildEvent(type: string, object: object, trigger: Trigger, previ
  * Records an event for delivery. `leaseMs` keeps the retry timer off it while the code that
  * emitted it delivers it right after the commit; if the process dies first, the timer takes over.
  */
-export async function insertEvent(tx: SqlClient, type: string, object: object, trigger: Trigger, previous: Record<string, unknown> | undefined, leaseMs: number): Promise<EventRef> {
-  const event = buildEvent(type, object, trigger, previous, nowSeconds());
+export async function insertEvent(tx: SqlClient, newEvent: NewEvent, leaseMs: number): Promise<EventRef> {
+  const event = buildEvent(newEvent, nowSeconds());
   await tx.query('INSERT INTO sim_events (id, type, created, data, next_attempt_at) VALUES ($1, $2, $3, $4, $5)', [
     event.id,
-    type,
+    event.type,
     event.created,
     JSON.stringify(event),
     Date.now() + leaseMs,
   ]);
-  return { id: event.id, type };
+  return { id: event.id, type: event.type };
 }
 
 export interface EventRow {

@@ -56,7 +56,16 @@ export interface PageRows<Row> {
  * One page of `table`, newest first, as Stripe lists: `starting_after` continues after that
  * object, `ending_before` gives the page just before it. An unknown cursor is a 400.
  */
-export async function pageOf<Row>(db: SqlClient, table: 'sim_objects' | 'sim_events', columns: string, where: string[], params: SqlParam[], page: Page): Promise<PageRows<Row>> {
+export interface PagedQuery {
+  table: 'sim_objects' | 'sim_events';
+  /** The SELECT list. */
+  columns: string;
+  /** Conditions ANDed together, with $n placeholders for `params`. */
+  where: string[];
+  params: SqlParam[];
+}
+
+export async function pageOf<Row>(db: SqlClient, { table, columns, where, params }: PagedQuery, page: Page): Promise<PageRows<Row>> {
   const conditions = [...where];
   const values = [...params];
   const cursor = page.startingAfter ?? page.endingBefore;
@@ -112,7 +121,7 @@ export class Documents {
     if (filter.customer !== undefined) where.push(`customer = $${params.push(filter.customer)}`);
     if (filter.ref !== undefined) where.push(`ref = $${params.push(filter.ref)}`);
     if (filter.status !== undefined) where.push(`status = ANY($${params.push([...filter.status])})`);
-    const { rows, hasMore } = await pageOf<{ data: string; extra: string }>(this.db, 'sim_objects', 'data, extra', where, params, page);
+    const { rows, hasMore } = await pageOf<{ data: string; extra: string }>(this.db, { table: 'sim_objects', columns: 'data, extra', where, params }, page);
     return { data: rows.map((row) => ({ data: JSON.parse(row.data) as T, extra: JSON.parse(row.extra) as Extra })), hasMore };
   }
 }

@@ -79,7 +79,7 @@ export function switchPrice(ctx: SimContext, id: string, priceId: string, trigge
     const taken = takeInvoiceNumber((await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })).data);
     await unit.docs.save('customer', taken.customer);
     const switched: Subscription = { ...before, items: { ...before.items, data: [{ ...item, price, plan: planOf(price) }] } };
-    const invoice = buildProrationInvoice(before, switched, taken.customer, nowSeconds(), taken.number);
+    const invoice = buildProrationInvoice({ before, after: switched, customer: taken.customer, at: nowSeconds(), number: taken.number });
     const after: Subscription = { ...switched, latest_invoice: invoice.id };
     await unit.docs.save('invoice', invoice);
     await update(unit, before, after);

@@ -110,7 +110,7 @@ describe(`webhook delivery timeout (${databaseLabel})`, () => {
     const delivery = createDelivery({ db: database.db, webhookUrl: () => url, secret: 'whsec_t', retryDelaysMs: [60_000], log: () => {}, timeoutMs: 200 });
     try {
       await ensureSchema(database.db);
-      const event = await insertEvent(database.db, 'invoice.paid', { id: 'in_timeout', object: 'invoice' }, AUTOMATIC, undefined, delivery.leaseMs);
+      const event = await insertEvent(database.db, { type: 'invoice.paid', object: { id: 'in_timeout', object: 'invoice' }, trigger: AUTOMATIC }, delivery.leaseMs);
       const started = Date.now();
       await delivery.dispatch([event]);
       assert.ok(Date.now() - started < 2_000);

@@ -33,7 +33,7 @@ export function eventRoutes(ctx: SimContext): FastifyPluginAsync {
         const bound = created === undefined ? undefined : whole(created, op, { min: 0, max: Number.MAX_SAFE_INTEGER }, `created[${op}]`);
         if (bound !== undefined) where.push(`created ${sql} $${values.push(bound)}`);
       }
-      const page = await pageOf<EventRow>(ctx.db, 'sim_events', COLUMNS, where, values, pageOfParams(params));
+      const page = await pageOf<EventRow>(ctx.db, { table: 'sim_events', columns: COLUMNS, where, params: values }, pageOfParams(params));
       return listOf('/v1/events', page.rows.map(presentEvent), page.hasMore);
     });
 

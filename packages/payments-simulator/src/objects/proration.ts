@@ -9,7 +9,17 @@ import { itemOf } from './subscriptions.ts';
 
 const titleOf = (price: Stripe.Price): string => tierTitle(price.lookup_key ?? price.nickname ?? price.id);
 
-export function buildProrationInvoice(before: Stripe.Subscription, after: Stripe.Subscription, customer: Stripe.Customer, at: number, number: string): Stripe.Invoice {
+export interface PlanSwitch {
+  before: Stripe.Subscription;
+  after: Stripe.Subscription;
+  customer: Stripe.Customer;
+  /** Unix seconds: when the switch happens; the prorations count from then. */
+  at: number;
+  /** The invoice's number in the customer's sequence. */
+  number: string;
+}
+
+export function buildProrationInvoice({ before, after, customer, at, number }: PlanSwitch): Stripe.Invoice {
   const { current_period_start: start, current_period_end: end, quantity = 1 } = itemOf(before);
   const left = end > start ? Math.max(0, end - at) / (end - start) : 0;
   const period = { start: at, end };

@@ -24,11 +24,11 @@ function statusPage(reply: FastifyReply, session: Session, status = 200): Fastif
     ${paid && success ? html`<p><a href="${success}">Return to the merchant</a></p>` : ''}
     ${!paid && session.cancel_url ? html`<p><a href="${session.cancel_url}">Return to the merchant</a></p>` : ''}
   </div></main>`;
-  return sendPage(reply, status, paid ? 'Payment complete' : 'Checkout expired', body);
+  return sendPage(reply, status, { title: paid ? 'Payment complete' : 'Checkout expired', body });
 }
 
 function notFound(reply: FastifyReply): FastifyReply {
-  return sendPage(reply, 404, 'Checkout not found', html`<main><div class="card" style="max-width:520px;margin:60px auto">${header('No such checkout session.')}<p>The link may be mistyped, or the session belongs to another simulator database.</p></div></main>`);
+  return sendPage(reply, 404, { title: 'Checkout not found', body: html`<main><div class="card" style="max-width:520px;margin:60px auto">${header('No such checkout session.')}<p>The link may be mistyped, or the session belongs to another simulator database.</p></div></main>` });
 }
 
 export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
@@ -64,11 +64,11 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
           <p class="muted small" style="margin-top:18px">Session <code>${session.id}</code>, open until ${dateOf(session.expires_at)}.</p>
         </section>
       </main>`;
-      return sendPage(reply, 200, `Subscribe to ${product?.name ?? price.id}`, body, [session.success_url, session.cancel_url]);
+      return sendPage(reply, 200, { title: `Subscribe to ${product?.name ?? price.id}`, body, formTargets: [session.success_url, session.cancel_url] });
     });
 
     app.post<{ Params: { id: string } }>('/checkout/:id/pay', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, 'Forbidden', html`<main><p>Cross-site form posts are refused.</p></main>`);
+      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
       const typed = (request.body as FormObject | undefined)?.email;
       const email = typeof typed === 'string' && /^[^\s@]+@[^\s@]+$/.test(typed.trim()) ? typed.trim() : undefined;
       if ((await ctx.docs.get('checkout.session', request.params.id)) === null) return notFound(reply);
@@ -79,11 +79,11 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
     });
 
     app.post<{ Params: { id: string } }>('/checkout/:id/cancel', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, 'Forbidden', html`<main><p>Cross-site form posts are refused.</p></main>`);
+      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
       const stored = await currentSession(ctx, request.params.id);
       if (stored === null) return notFound(reply);
       if (stored.data.cancel_url) return reply.redirect(stored.data.cancel_url, 303);
-      return sendPage(reply, 200, 'Checkout canceled', html`<main><div class="card" style="max-width:520px;margin:60px auto">${header('You left the checkout without paying.')}<p><a href="/checkout/${stored.data.id}">Back to the checkout</a></p></div></main>`);
+      return sendPage(reply, 200, { title: 'Checkout canceled', body: html`<main><div class="card" style="max-width:520px;margin:60px auto">${header('You left the checkout without paying.')}<p><a href="/checkout/${stored.data.id}">Back to the checkout</a></p></div></main>` });
     });
   };
 }

@@ -106,11 +106,11 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         ${events.map((e) => html`<tr data-event="${e.id}"><td class="small">${dateOf(e.created)}</td><td>${e.type}</td><td><code>${e.id}</code></td><td class="small">${deliveryOf(e)}</td><td class="small">${responseOf(e)}</td><td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td></tr>`)}
         ${events.length === 0 ? html`<tr><td colspan="6" class="muted">None yet.</td></tr>` : ''}</table>
       </main>`;
-      return sendPage(reply, 200, 'Payments Simulator', body);
+      return sendPage(reply, 200, { title: 'Payments Simulator', body });
     });
 
     app.post<{ Params: { id: string; action: string } }>('/dashboard/subscriptions/:id/:action', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, 'Forbidden', html`<main><p>Cross-site form posts are refused.</p></main>`);
+      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
       const action = SUBSCRIPTION_ACTIONS[request.params.action];
       let notice: string;
       if (action === undefined) {
@@ -129,7 +129,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
     });
 
     app.post<{ Params: { id: string } }>('/dashboard/events/:id/resend', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, 'Forbidden', html`<main><p>Cross-site form posts are refused.</p></main>`);
+      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
       const answer = await ctx.delivery.resend(request.params.id);
       const notice = answer === null ? `${request.params.id} will be sent again once the service listens.` : `Sent ${request.params.id} again (same event id): the service answered ${answer}.`;
       return reply.redirect(`/?notice=${encodeURIComponent(notice)}`, 303);

@@ -45,8 +45,15 @@ function renderPage(title: string, body: Html): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body.text}</body></html>`;
 }
 
-/** Sends a page with the security headers; `formTargets` are URLs a form may end up at (redirects). */
-export function sendPage(reply: FastifyReply, status: number, title: string, body: Html, formTargets: (string | null)[] = []): FastifyReply {
+export interface Page {
+  title: string;
+  body: Html;
+  /** URLs a form on the page may end up at (redirects), allowed by its CSP's form-action. */
+  formTargets?: (string | null)[];
+}
+
+/** Sends a page with the security headers. */
+export function sendPage(reply: FastifyReply, status: number, { title, body, formTargets = [] }: Page): FastifyReply {
   const origins = [...new Set(formTargets.flatMap((url) => (url ? [new URL(url).origin] : [])))];
   reply.header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'${origins.map((o) => ` ${o}`).join('')}; base-uri 'none'; frame-ancestors 'none'`);
   reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');

@@ -25,7 +25,7 @@ const ACTIONS = ['switch', 'cancel-at-period-end', 'resume-at-period-end', 'canc
 
 function gone(reply: FastifyReply, status: number, message: string, session?: Session): FastifyReply {
   const back = session?.return_url ? html`<p><a href="${session.return_url}">Return to ${new URL(session.return_url).host}</a></p>` : '';
-  return sendPage(reply, status, 'Billing portal', html`<main><div class="card" style="max-width:520px;margin:60px auto">${header(message)}${back}</div></main>`);
+  return sendPage(reply, status, { title: 'Billing portal', body: html`<main><div class="card" style="max-width:520px;margin:60px auto">${header(message)}${back}</div></main>` });
 }
 
 export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
@@ -48,11 +48,11 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
       const invoices = (await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })).data.map((r) => r.data);
       const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 400) : null;
       const view = { session, customer, subscriptions, prices, invoices, card: await cardLabel(ctx, customer), notice };
-      return sendPage(reply, 200, 'Billing portal', renderPortal(view));
+      return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
     });
 
     app.post<{ Params: { id: string; action: string } }>('/p/session/:id/:action', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, 'Forbidden', html`<main><p>Cross-site form posts are refused.</p></main>`);
+      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
       const session = await usable(request.params.id, reply);
       if (session === null) return reply;
       const form = (request.body ?? {}) as FormObject;

@@ -20,9 +20,18 @@ export interface PortalView {
 
 const planName = (price: Stripe.Price): string => tierTitle(price.lookup_key ?? price.id);
 
-function action(session: string, name: string, label: string, fields: Record<string, string>, style = ''): Html {
+interface Button {
+  /** The action posted to, /p/session/:id/<action>. */
+  action: string;
+  label: string;
+  /** Hidden form fields. */
+  fields: Record<string, string>;
+  style?: string;
+}
+
+function button(session: string, { action, label, fields, style = '' }: Button): Html {
   const hidden = Object.entries(fields).map(([key, value]) => html`<input type="hidden" name="${key}" value="${value}">`);
-  return html`<form class="inline" method="post" action="/p/session/${session}/${name}">${hidden}<button type="submit" class="${style}">${label}</button></form> `;
+  return html`<form class="inline" method="post" action="/p/session/${session}/${action}">${hidden}<button type="submit" class="${style}">${label}</button></form> `;
 }
 
 function subscriptionCard(view: PortalView, subscription: Stripe.Subscription): Html {
@@ -33,9 +42,9 @@ function subscriptionCard(view: PortalView, subscription: Stripe.Subscription): 
     ? html`<span class="badge canceled">Cancels ${dateOf(end)}</span>`
     : html`<span class="muted small">Renews ${dateOf(end)}</span>`;
   const buttons = subscription.cancel_at_period_end
-    ? html`${action(id, 'resume-at-period-end', 'Renew subscription', sub)}${action(id, 'cancel-now', 'Cancel now', sub, 'danger')}`
-    : html`${view.prices.filter((p) => p.id !== price.id).map((p) => action(id, 'switch', `Switch to ${planName(p)} (${money(p.unit_amount, p.currency)}/month)`, { ...sub, price: p.id }))}
-        ${action(id, 'cancel-at-period-end', 'Cancel at period end', sub)}${action(id, 'cancel-now', 'Cancel now', sub, 'danger')}`;
+    ? html`${button(id, { action: 'resume-at-period-end', label: 'Renew subscription', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`
+    : html`${view.prices.filter((p) => p.id !== price.id).map((p) => button(id, { action: 'switch', label: `Switch to ${planName(p)} (${money(p.unit_amount, p.currency)}/month)`, fields: { ...sub, price: p.id } }))}
+        ${button(id, { action: 'cancel-at-period-end', label: 'Cancel at period end', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`;
   return html`<div class="card subscription" data-subscription="${subscription.id}" style="margin-bottom:14px">
     <h2 style="margin-top:0"><span class="plan">${planName(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>
     <p><strong>${money(price.unit_amount, price.currency)}</strong> per month · ${renewal}</p>
