@@ -3,17 +3,20 @@
 #
 # Two stages. `check` installs every dependency, type-checks the source, so an image is never
 # built from code that does not compile, and compiles it to plain JavaScript in dist/ with esbuild
-# (scripts/build.mjs, what `npm start` runs first). `runtime` installs the production dependencies
-# only (npm ci --omit=dev: no tsx, esbuild or TypeScript) and takes dist/ and the migrations; it
-# runs the service with plain node. package.json must be there too: the service finds migrations/
-# from the directory that holds it.
+# (scripts/build.mjs, what `npm start` runs first; the payment simulator, a workspace package under
+# packages/, goes into a chunk of dist/ that production never loads). `runtime` installs the
+# production dependencies only (npm ci --omit=dev: no tsx, esbuild, TypeScript or the simulator's
+# workspace package) and takes dist/ and the migrations; it runs the service with plain node.
+# package.json must be there too: the service finds migrations/ from the directory that holds it.
 ARG NODE_VERSION=24
 
 FROM node:${NODE_VERSION}-slim AS check
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
+COPY packages/payments-simulator/package.json ./packages/payments-simulator/
 RUN npm ci --no-audit --no-fund
 COPY src ./src
+COPY packages ./packages
 COPY scripts/build.mjs ./scripts/
 RUN node_modules/.bin/tsc --noEmit -p . && node scripts/build.mjs
 

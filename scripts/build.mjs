@@ -3,19 +3,42 @@
 // 35 MB of resident memory per process). Type checking stays with `npm run typecheck`; esbuild
 // only strips the types, in well under a second.
 //
-// - packages: 'external': node_modules are imported at run time, not copied into the bundle.
+// - packages: 'external': node_modules are imported at run time, not copied into the bundle. The
+//   workspace packages (packages/*, e.g. the payment simulator) are the exception: they are
+//   TypeScript source, so they are bundled like src/ (the plugin below), into chunks of their own
+//   when src/ imports them lazily.
 // - splitting: modules that src/ imports lazily (`await import(...)`: PGlite, only on the embedded
 //   database; the CLI's commands) become chunks of their own, loaded when reached. A single-file
 //   bundle would hoist `import '@electric-sql/pglite'` to the top and load it in every process.
 // - Files read at run time (migrations/) are found from the project root (src/project-root.ts),
 //   so they resolve the same from src/ and from dist/.
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url)); // wherever this is called from
 const outdir = join(root, 'dist');
+
+/** Each workspace package's entry points by specifier: `@billing/payments-simulator` -> its src/index.ts. */
+function workspaceEntries() {
+  const entries = new Map();
+  const packagesDir = join(root, 'packages');
+  for (const dir of existsSync(packagesDir) ? readdirSync(packagesDir) : []) {
+    const { name, exports = {} } = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8'));
+    for (const [subpath, file] of Object.entries(exports)) entries.set(name + subpath.slice(1), join(packagesDir, dir, file));
+  }
+  return entries;
+}
+
+const bundleWorkspacePackages = {
+  name: 'bundle-workspace-packages',
+  setup(build) {
+    const entries = workspaceEntries();
+    build.onResolve({ filter: /^@/ }, ({ path }) => (entries.has(path) ? { path: entries.get(path) } : undefined));
+  },
+};
+
 const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: { server: './src/server.ts', cli: './src/cli/index.ts' },
@@ -31,6 +54,7 @@ const { metafile } = await build({
   sourcemap: true, // used by `node --enable-source-maps` (stack traces in src/ terms)
   logLevel: 'warning',
   metafile: true,
+  plugins: [bundleWorkspacePackages],
 });
 
 // Old chunks (their names carry a content hash) are removed after the build rather than by

@@ -1,18 +1,23 @@
-// npm test: the whole suite on the embedded database (PGlite), then on PostgreSQL.
+// npm test: the whole suite on the embedded database (PGlite), then on PostgreSQL: the service's
+// tests (test/) and those of each workspace package (packages/*/test/), in one run per database.
 // PostgreSQL comes from TEST_POSTGRES_URL, or a throwaway cluster when its binaries are here;
 // without either the PostgreSQL half is skipped and said so, unless REQUIRE_POSTGRES=1 (CI).
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 
 const filter = process.argv.slice(2);
-const files = (function walk(dir) {
-  return readdirSync(dir).flatMap((name) => {
+const walk = (dir) =>
+  readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? walk(path) : path.endsWith('.test.ts') ? [path] : [];
   });
-})('test').filter((file) => filter.length === 0 || filter.some((part) => file.includes(part))).sort();
+const packageTests = readdirSync('packages').map((name) => join('packages', name, 'test')).filter((dir) => existsSync(dir));
+const files = ['test', ...packageTests]
+  .flatMap(walk)
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  .sort();
 
 function run(label, env) {
   console.log(`\n=== ${label}: ${files.length} test files ===`);

@@ -92,7 +92,7 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
   const { db, applied } = migrate ? await openMigratedDatabase(server.reach) : { db: await openDatabase(server.reach), applied: [] };
   const store = createStore(db);
   const identity = await composeIdentity(config, logger);
-  // Loaded only for the simulator: with a real provider no line of dev/payments-simulator is loaded.
+  // Loaded only for the simulator: with a real provider no line of the simulator package is loaded.
   const embedded = config.payments.kind === 'simulator' ? await import('./dev/embedded-simulator.ts') : null;
   const simulatorDb = embedded ? await openDatabase(simulatorDatabase(server.reach)) : null;
   const simulator = embedded && simulatorDb ? await embedded.startEmbeddedSimulator(config, simulatorDb, logger) : null;
@@ -108,7 +108,15 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
     users: new UserService(store, policy),
     checkout: new CheckoutService(store, payments, config, metrics),
     portal: new PortalService(store, payments, config),
-    webhooks: new WebhookService(createEventLedger(db), store, createStripeWebhookVerifier(config.webhookSecrets), payments, config.payments, logger, metrics),
+    webhooks: new WebhookService({
+      ledger: createEventLedger(db),
+      store,
+      verifier: createStripeWebhookVerifier(config.webhookSecrets),
+      payments,
+      settings: config.payments,
+      log: logger,
+      metrics,
+    }),
     payments,
     metrics,
     async checkReady() {

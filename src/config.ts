@@ -74,7 +74,7 @@ function text(env: Env, name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function integer(env: Env, name: string, { fallback, min, max }: { fallback: number; min: number; max: number }): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -106,7 +106,7 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
 
 function database(env: Env, dataDir: string, production: boolean): DatabaseConfig {
   const url = text(env, 'DATABASE_URL');
-  const poolSize = () => integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500);
+  const poolSize = () => integer(env, 'DATABASE_POOL_SIZE', { fallback: 10, min: 1, max: 500 });
   if (url === undefined) return { kind: 'embedded', dataDir, poolSize: poolSize() };
   if (url === 'memory://') {
     if (production) throw new ConfigError('DATABASE_URL', 'cannot be memory:// when NODE_ENV=production (everything would be lost on restart)');
@@ -139,7 +139,7 @@ function payments(env: Env, production: boolean): PaymentsConfig {
   if (apiKey === undefined) {
     if (production) throw new ConfigError('PAYMENTS_API_KEY', 'is required when NODE_ENV=production (the payment simulator is refused)');
     if (apiBase !== undefined) throw new ConfigError('PAYMENTS_API_BASE', 'needs PAYMENTS_API_KEY to be set');
-    const simulatorPort = integer(env, 'PAYMENTS_SIMULATOR_PORT', 12111, 0, 65535);
+    const simulatorPort = integer(env, 'PAYMENTS_SIMULATOR_PORT', { fallback: 12111, min: 0, max: 65535 });
     // Loopback whatever HOST says: the dashboard shows every customer's e-mail and cancel buttons.
     const simulatorHost = text(env, 'PAYMENTS_SIMULATOR_HOST') ?? '127.0.0.1';
     return { kind: 'simulator', apiKey: SIMULATOR_API_KEY, simulatorHost, simulatorPort, livemode: false };
@@ -201,7 +201,7 @@ const isLoopback = (host: string): boolean => host === 'localhost' || host === '
 // /metrics shows the Node version and business counters: on the API port only when that port is
 // loopback-only or a token guards it; otherwise on METRICS_PORT (loopback unless METRICS_HOST says).
 function metrics(env: Env, apiHost: string): MetricsConfig {
-  const port = text(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', 0, 0, 65535);
+  const port = text(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', { fallback: 0, min: 0, max: 65535 });
   const token = text(env, 'METRICS_TOKEN') ?? null;
   if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token)) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 printable characters without spaces');
   const host = text(env, 'METRICS_HOST') ?? '127.0.0.1';
@@ -220,7 +220,7 @@ function logLevel(env: Env): string {
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const mode = nodeEnv(env);
   const production = mode === 'production';
-  const port = integer(env, 'PORT', 8000, 0, 65535);
+  const port = integer(env, 'PORT', { fallback: 8000, min: 0, max: 65535 });
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const dataDir = resolve(text(env, 'DATA_DIR') ?? './.data');
   const db = database(env, dataDir, production);
@@ -231,7 +231,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError('BILLING_DEFAULT_PLAN', `must be one of the tiers of BILLING_PRICES (${[...priceMap.keys()].join(', ')}), got ${quoted(defaultPlan)}`);
   }
   const appUrl = httpUrl('APP_URL', text(env, 'APP_URL') ?? `http://127.0.0.1:${port === 0 ? 8000 : port}`);
-  const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
+  const webConcurrency = integer(env, 'WEB_CONCURRENCY', { fallback: 1, min: 1, max: 64 });
   if (webConcurrency > 1 && db.kind === 'pglite') {
     throw new ConfigError('WEB_CONCURRENCY', 'above 1 needs PostgreSQL, embedded (DATABASE_URL unset) or not: PGlite in memory is single-process');
   }
@@ -250,10 +250,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     appUrl: appUrl.href.replace(/\/$/, ''),
     allowedOrigins: origins(env, 'BILLING_ALLOWED_ORIGINS', [appUrl.origin]),
     webConcurrency,
-    graceDays: integer(env, 'BILLING_GRACE_DAYS', 7, 0, 365),
-    checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', 20, 1, 10_000),
+    graceDays: integer(env, 'BILLING_GRACE_DAYS', { fallback: 7, min: 0, max: 365 }),
+    checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', { fallback: 20, min: 1, max: 10_000 }),
     corsOrigins: origins(env, 'CORS_ALLOWED_ORIGINS', []),
-    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000, 1_000, 300_000),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', { fallback: 10_000, min: 1_000, max: 300_000 }),
     metrics: metrics(env, host),
   });
 }

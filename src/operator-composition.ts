@@ -64,7 +64,15 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
     payments,
     async webhooks() {
       const metrics = createPrometheusMetrics(() => db.poolStats());
-      return new WebhookService(createEventLedger(db), store, createStripeWebhookVerifier(config.webhookSecrets), await payments(), config.payments, logger, metrics);
+      return new WebhookService({
+        ledger: createEventLedger(db),
+        store,
+        verifier: createStripeWebhookVerifier(config.webhookSecrets),
+        payments: await payments(),
+        settings: config.payments,
+        log: logger,
+        metrics,
+      });
     },
     async close() {
       await db.close();

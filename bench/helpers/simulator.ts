@@ -2,7 +2,7 @@
 // standalone in a process of its own (state in sim_* tables of the benchmark's database). It
 // delivers no webhooks (no webhook URL): S2 and S3 send their events themselves.
 import { openPostgres } from '../../src/adapters/database/postgres.ts';
-import { startPaymentsSimulator } from '../../src/dev/payments-simulator/index.ts';
+import { startPaymentsSimulator } from '@billing/payments-simulator';
 
 const prices = new Map(process.env.BILLING_PRICES!.split(',').map((pair) => pair.split('=') as [string, string]));
 const db = openPostgres(process.env.DATABASE_URL!, 4);

@@ -10,8 +10,7 @@
 // `invoice.paid` per subscription (created 3 days and 1 hour ago), which makes it re-read the
 // subscription from the simulator now; the baseline, which reads nothing, gets the same state by
 // its guarded UPDATE from a `customer.subscription.updated` created now.
-import { previousAttributes } from '../../src/dev/payments-simulator/events.ts';
-import { withCancelAtPeriodEnd } from '../../src/dev/payments-simulator/subscription-changes.ts';
+import { previousAttributes, withCancelAtPeriodEnd } from '@billing/payments-simulator/seed';
 import { holdingProviderState, paidInvoices, providerEvent, seedProviderSubscriptions, type ProviderSubscription } from './provider-seed.ts';
 import { SUBSCRIPTION_READ } from './provider-calls.ts';
 import { answersOf, signedEvent, steady, webhookTraffic, type BenchContext, type Phase, type Scenario } from './scenarios.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../src/adapters/database/migrate.ts';
 import { openPostgres } from '../../src/adapters/database/postgres.ts';
-import { freePort } from '../../test/helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { onExit } from './processes.ts';
 
 export interface BenchDatabase {

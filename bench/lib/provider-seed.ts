@@ -6,11 +6,7 @@ import type pg from 'pg';
 import type Stripe from 'stripe';
 import { openPostgres } from '../../src/adapters/database/postgres.ts';
 import type { SqlClient } from '../../src/adapters/database/sql-client.ts';
-import { AUTOMATIC, buildEvent, type SimEvent } from '../../src/dev/payments-simulator/events.ts';
-import { buildCustomer, takeInvoiceNumber } from '../../src/dev/payments-simulator/objects/customers.ts';
-import { buildInvoice } from '../../src/dev/payments-simulator/objects/invoices.ts';
-import { buildSubscription } from '../../src/dev/payments-simulator/objects/subscriptions.ts';
-import { Documents } from '../../src/dev/payments-simulator/store.ts';
+import { AUTOMATIC, buildCustomer, buildEvent, buildInvoice, buildSubscription, Documents, takeInvoiceNumber, type SimEvent } from '@billing/payments-simulator/seed';
 import { PRICES } from './stack.ts';
 
 export interface ProviderSubscription {
@@ -79,7 +75,7 @@ export async function paidInvoices(databaseUrl: string, seeded: readonly Provide
   });
 }
 
-export const providerEvent = (type: string, object: object, created: number, previous?: Record<string, unknown>): SimEvent => buildEvent(type, object, AUTOMATIC, previous, created);
+export const providerEvent = (type: string, object: object, created: number, previous?: Record<string, unknown>): SimEvent => buildEvent({ type, object, trigger: AUTOMATIC, previous }, created);
 
 /** Records the events at the provider as never delivered (no attempt due), in the given order. */
 export async function recordUndelivered(databaseUrl: string, events: readonly SimEvent[]): Promise<void> {

@@ -8,8 +8,7 @@
 // `tsx src/cli/index.ts replay-events` in one process, so its CPU and memory are its own.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SimEvent } from '../../src/dev/payments-simulator/events.ts';
-import { withCancelAtPeriodEnd } from '../../src/dev/payments-simulator/subscription-changes.ts';
+import { withCancelAtPeriodEnd, type SimEvent } from '@billing/payments-simulator/seed';
 import { startNode } from './processes.ts';
 import { EVENT_LIST, resetCalls, SUBSCRIPTION_READ } from './provider-calls.ts';
 import { holdingProviderState, paidInvoices, providerEvent, recordUndelivered, seedProviderSubscriptions } from './provider-seed.ts';

@@ -5,7 +5,7 @@
 // every acknowledged event is recorded once and its effect kept, redeliveries change nothing.
 import type pg from 'pg';
 import { burst, prepareLoad, rotatingBearer, type Measured, type Traffic } from './load.ts';
-import { signatureHeader } from '../../src/dev/payments-simulator/webhook-request.ts';
+import { signatureHeader } from '@billing/payments-simulator';
 import { eventBody, eventId, subscriptionOf, type EventSource } from './events.ts';
 import { watchUsage, type Usage } from './processes.ts';
 import { addCalls, resetCalls, settledCalls, type Calls } from './provider-calls.ts';
@@ -92,17 +92,20 @@ async function prime(server: Server, tokens: readonly string[]): Promise<number>
   return failures;
 }
 
-/** What a steady scenario adds: its own preparation, and checks that see the server's rounds. */
+/** What a steady scenario adds: its own preparation, checks that see the server's rounds, a fixed rate. */
 export interface SteadyExtra {
   prepare?(server: Server): Promise<void>;
   verify?(server: Server, rounds: Round[]): Promise<Verdict>;
+  /** Requests per second offered in all, instead of as many as the server answers (autocannon only). */
+  overallRate?: number;
 }
 
 /** Rounds of steady load (wrk or autocannon) on one request shape, with the same traffic for warm-up. */
 /** Whether a steady window is the warm-up or a measured round. */
 export type Phase = 'warm-up' | 'round';
 
-export function steady(ctx: BenchContext, connections: number, traffic: (server: Server, phase: Phase) => Traffic, extra: SteadyExtra = {}, overallRate?: number) {
+export function steady(ctx: BenchContext, connections: number, traffic: (server: Server, phase: Phase) => Traffic, extra: SteadyExtra = {}) {
+  const { overallRate } = extra;
   const seconds = ctx.settings.durationS / ctx.settings.rounds;
   const measured = new Map<string, Round[]>();
   const scenario: Scenario = {
@@ -270,7 +273,7 @@ export function s4FirstRequests(ctx: BenchContext): Scenario {
 /** Checkout against the simulator (S5): latency at a fixed offered rate; the provider dominates. */
 export function s5Checkout(ctx: BenchContext): Scenario {
   const { settings } = ctx;
-  return steady(ctx, settings.s5Connections, () => rotatingBearer(ctx.checkoutTokens, 'POST', '/api/v1/billing/checkout', '{}'), {}, settings.s5Rate);
+  return steady(ctx, settings.s5Connections, () => rotatingBearer(ctx.checkoutTokens, 'POST', '/api/v1/billing/checkout', '{}'), { overallRate: settings.s5Rate });
 }
 
 /** One figure from a server's rounds: summed counts, request-weighted latencies, the worst memory. */

@@ -4,9 +4,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../test/helpers/free-port.ts';
-import { startOidcIssuer, type OidcTestIssuer } from '../../test/helpers/oidc-issuer.ts';
-import { processTree, startNode, waitForHttp, type Managed } from './processes.ts';
+import { freePort } from '../../support/free-port.ts';
+import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
+import { processTree, startNode, waitForHttp, type Managed, type StartOptions } from './processes.ts';
 
 export const WEBHOOK_SECRET = 'whsec_bench_0123456789abcdef';
 export const API_KEY = 'sk_test_simulator';
@@ -54,7 +54,8 @@ export async function startSimulator(databaseUrl: string, logsDir: string): Prom
   return { url, managed };
 }
 
-async function serve(name: string, args: string[], env: Record<string, string>, stack: Stack, ipc: boolean): Promise<Server> {
+/** A server process of the stack: startNode's options, its log file named after it. */
+async function serve(stack: Stack, { name, args, env, ipc }: Omit<StartOptions, 'logFile'>): Promise<Server> {
   const port = await freePort();
   const managed = startNode({ name, args, env: { ...baseEnv(), ...env, PORT: String(port) }, logFile: join(stack.logsDir, `${name.replace(/\W+/g, '-')}.log`), ipc });
   const url = `http://127.0.0.1:${port}`;
@@ -65,10 +66,10 @@ async function serve(name: string, args: string[], env: Record<string, string>, 
 const profiling = (dir: string | undefined) => (dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : []);
 
 export function startBaseline(stack: Stack, cpuProfileDir?: string): Promise<Server> {
-  return serve(
-    'baseline',
-    [...profiling(cpuProfileDir), '--import', 'tsx', 'bench/baseline/server.ts'],
-    {
+  return serve(stack, {
+    name: 'baseline',
+    args: [...profiling(cpuProfileDir), '--import', 'tsx', 'bench/baseline/server.ts'],
+    env: {
       DATABASE_URL: stack.databaseUrl,
       IDP_ISSUER: stack.issuer.url,
       IDP_AUDIENCE: stack.issuer.audience,
@@ -76,9 +77,8 @@ export function startBaseline(stack: Stack, cpuProfileDir?: string): Promise<Ser
       BILLING_PRICES,
       POOL_SIZE: '10',
     },
-    stack,
-    true,
-  );
+    ipc: true,
+  });
 }
 
 export interface ServiceOptions {
@@ -142,11 +142,10 @@ export function serviceEnv(stack: Stack, databaseUrl = stack.databaseUrl): Recor
 
 /** The service as `npm start` runs it in production: the built entry, NODE_ENV=production, info logs. */
 export function startService(stack: Stack, options: ServiceOptions): Promise<Server> {
-  return serve(
-    options.name,
-    [...profiling(options.cpuProfileDir), ...SERVICE_NODE_FLAGS, ...(SERVICE_ENTRY.endsWith('.ts') ? ['--import', 'tsx'] : []), SERVICE_ENTRY],
-    { ...serviceEnv(stack, options.databaseUrl), NODE_ENV: options.nodeEnv ?? 'production', WEB_CONCURRENCY: String(options.webConcurrency ?? 1) },
-    stack,
-    false,
-  );
+  return serve(stack, {
+    name: options.name,
+    args: [...profiling(options.cpuProfileDir), ...SERVICE_NODE_FLAGS, ...(SERVICE_ENTRY.endsWith('.ts') ? ['--import', 'tsx'] : []), SERVICE_ENTRY],
+    env: { ...serviceEnv(stack, options.databaseUrl), NODE_ENV: options.nodeEnv ?? 'production', WEB_CONCURRENCY: String(options.webConcurrency ?? 1) },
+    ipc: false,
+  });
 }

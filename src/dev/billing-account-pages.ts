@@ -14,9 +14,8 @@ import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import type { UserService } from '../domain/users/user-service.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { accountView } from './account-words.ts';
-import { HEADERS, page, START_CHECKOUT } from './billing-pages.ts';
 import { forget, presentedToken, refusalInWords, signIn } from './billing-session.ts';
-import { crossSite, escapeHtml } from './payments-simulator/pages/layout.ts';
+import { crossSite, escapeHtml, HEADERS, page, START_CHECKOUT } from './page-layout.ts';
 
 export interface BillingAccountServices {
   users: UserService;

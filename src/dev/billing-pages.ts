@@ -5,29 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { tierOf, type TierPolicy } from '../domain/billing/tier.ts';
 import type { Store } from '../domain/ports/store.ts';
-import { escapeHtml } from './payments-simulator/pages/layout.ts';
-
-const LINKS = `<p class="links"><a href="/billing">Manage your subscription</a> · <a href="/billing/dashboard">Payments simulator dashboard</a> · <a href="/docs">API docs</a></p>`;
-
-export function page(title: string, body: string, refresh = false): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-${refresh ? '<meta http-equiv="refresh" content="2">' : ''}
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
-h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}.links{margin-top:2rem;font-size:.9rem}
-input{width:100%;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}${LINKS}</body></html>`;
-}
-
-/** Acts for the person signed in on /billing (billing-account-pages.ts), who is asked to sign in first otherwise. */
-export const START_CHECKOUT = '<form method="post" action="/billing/checkout"><button type="submit">Start a checkout</button></form>';
-
-export const HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
+import { escapeHtml, HEADERS, page, START_CHECKOUT } from './page-layout.ts';
 
 // A session id as the provider mints them; anything else (NUL, say, which the database refuses) is a 422.
 const SuccessQuery = Type.Object({ session_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]{1,255}$' })) });

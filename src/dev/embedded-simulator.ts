@@ -1,10 +1,10 @@
-// Runs the payment simulator inside `npm start` when no PAYMENTS_API_KEY is set. The composition
-// root gives it its database and closes it (see composition.ts for why it is a database of its own).
-// Imported only then, so the simulator is not loaded, nor in the bundle's start-up path, otherwise.
+// Runs the payment simulator (the @billing/payments-simulator workspace package) inside `npm start`
+// when no PAYMENTS_API_KEY is set. The composition root gives it its database and closes it (see
+// composition.ts for why it is a database of its own). This module is imported only then, and the
+// package only from here, so neither is loaded, nor in the bundle's start-up path, otherwise.
 import type { Logger } from 'pino';
 import type { Database } from '../adapters/database/sql-client.ts';
 import type { Config } from '../config.ts';
-import { startPaymentsSimulator } from './payments-simulator/index.ts';
 
 export interface EmbeddedSimulator {
   url: string;
@@ -20,6 +20,7 @@ export { startPage } from './start-page.ts';
 export async function startEmbeddedSimulator(config: Config, db: Database, logger: Logger): Promise<EmbeddedSimulator> {
   let serviceUrl: string | null = null;
   const log = logger.child({ component: 'payments-simulator' });
+  const { startPaymentsSimulator } = await import('@billing/payments-simulator');
   const simulator = await startPaymentsSimulator({
     db,
     host: config.payments.kind === 'simulator' ? config.payments.simulatorHost : '127.0.0.1',

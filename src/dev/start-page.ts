@@ -1,7 +1,7 @@
 // Development only: `/`, the first address a person opens. It says what the embedded defaults are
 // and links what there is to open, in the order a first visit goes.
 import type { FastifyPluginAsync } from 'fastify';
-import { HEADERS, page } from './billing-pages.ts';
+import { HEADERS, page } from './page-layout.ts';
 
 const START = `<p>This is the billing service on its development defaults: an embedded database, a
 development identity provider and a payment simulator standing in for Stripe. No account anywhere.</p>

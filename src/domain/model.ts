@@ -91,19 +91,54 @@ export interface NewCheckoutSession {
   cancelUrl: string;
 }
 
-/** A verified provider event, translated by the adapter into what the handlers need. */
-export type PaymentEvent = {
+/** What every verified provider event carries, whatever its kind. */
+interface EventFacts {
   id: string;
   type: string;
   /** Unix seconds, provider clock. */
   created: number;
   livemode: boolean;
-} & (
-  | { kind: 'checkout_session'; session: { id: string; userId: string | null; customerId: string | null; subscriptionId: string | null } }
-  | { kind: 'subscription'; subscription: ProviderSubscription }
-  | { kind: 'invoice'; subscriptionId: string | null; customerId: string | null }
-  | { kind: 'other' }
-);
+}
+
+export interface CheckoutSessionEvent extends EventFacts {
+  kind: 'checkout_session';
+  session: { id: string; userId: string | null; customerId: string | null; subscriptionId: string | null };
+}
+
+export interface SubscriptionEvent extends EventFacts {
+  kind: 'subscription';
+  subscription: ProviderSubscription;
+}
+
+export interface InvoiceEvent extends EventFacts {
+  kind: 'invoice';
+  subscriptionId: string | null;
+  customerId: string | null;
+}
+
+export interface OtherEvent extends EventFacts {
+  kind: 'other';
+}
+
+/** A verified provider event, translated by the adapter into what the handlers need. */
+export type PaymentEvent = CheckoutSessionEvent | SubscriptionEvent | InvoiceEvent | OtherEvent;
+
+/**
+ * The provider's event types the service acts on, each with the kind of event it is translated
+ * to, which is the kind its handler takes (webhooks/handlers/index.ts). Any other type is recorded
+ * and acknowledged as `ignored`. The payments adapter checks these names against the provider
+ * SDK's own list of event types, and that it translates each to this kind (stripe-mapping.ts).
+ */
+export interface HandledEvents {
+  'checkout.session.completed': CheckoutSessionEvent;
+  'customer.subscription.created': SubscriptionEvent;
+  'customer.subscription.updated': SubscriptionEvent;
+  'customer.subscription.deleted': SubscriptionEvent;
+  'invoice.paid': InvoiceEvent;
+  'invoice.payment_failed': InvoiceEvent;
+}
+
+export type HandledEventType = keyof HandledEvents;
 
 /** The record of a processed event, written in the same transaction as its effects. */
 export interface WebhookEventRecord {

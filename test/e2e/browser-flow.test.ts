@@ -17,7 +17,7 @@ import Stripe from 'stripe';
 import { loadConfig } from '../../src/config.ts';
 import { devToken, launchChromium, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 

@@ -4,8 +4,8 @@
 import { execFile } from 'node:child_process';
 import { bearer } from './app.ts';
 import { runCli } from './cli.ts';
-import { freePort } from './free-port.ts';
 import { freshDataDir } from './data-dir.ts';
+import { freePort } from '../../support/free-port.ts';
 
 export async function embeddedDataDir(): Promise<string> {
   return freshDataDir('billing-embedded');

@@ -1,5 +1,5 @@
 // panva's oidc-provider (a certified OpenID Provider) as a real issuer beside the stand-in of
-// oidc-issuer.ts: client-credentials grants with resource indicators (RFC 8707) give RFC 9068
+// support/oidc-issuer.ts: client-credentials grants with resource indicators (RFC 8707) give RFC 9068
 // `at+jwt` access tokens for one resource (audience), signed with an ES256 key it publishes. The
 // e-mail goes into the access token through `extraTokenClaims`, as the README tells operators.
 import { createServer } from 'node:http';

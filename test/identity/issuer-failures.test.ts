@@ -8,7 +8,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { generateSigningKey } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { startOidcIssuer, type OidcTestIssuer } from '../helpers/oidc-issuer.ts';
+import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 
 const REQUESTS = 20;
 const BACKOFF_PASSED_MS = 31_000;

@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { generateSigningKey } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { startOidcIssuer, type IssuerTokenOptions, type OidcTestIssuer } from '../helpers/oidc-issuer.ts';
+import { startOidcIssuer, type IssuerTokenOptions, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 
 const COOLDOWN_PASSED_MS = 31_000;
 const CACHE_EXPIRED_MS = 11 * 60_000;

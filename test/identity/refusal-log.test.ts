@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { startOidcIssuer, type OidcTestIssuer } from '../helpers/oidc-issuer.ts';
+import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 import { startServiceProcess, type LogEntry, type ServiceProcess } from '../helpers/service-process.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 

@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { onPostgres } from '../helpers/database.ts';
 import { cliToken, embeddedDataDir, embeddedEnv, profile, runServiceToExit } from '../helpers/embedded-service.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 
 describe('one owner per DATA_DIR (embedded PostgreSQL)', { skip: onPostgres && 'the embedded database: run once, in the first half' }, () => {

@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { cliToken, embeddedEnv, profile, runServiceToExit } from '../helpers/embedded-service.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 
 describe('first runs, from nothing (embedded PostgreSQL)', { skip: onPostgres && 'the embedded database: run once, in the first half' }, () => {

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { describe, test, type TestContext } from 'node:test';
 import { buildTestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/database.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 
 const listening = (port: number) =>

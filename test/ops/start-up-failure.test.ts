@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, test } from 'node:test';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 describe('start-up failure', () => {
   test('an unreachable DATABASE_URL: the cause, host and port on stderr, no password, exit 1', async () => {

@@ -13,8 +13,8 @@ import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 import { checkoutSessionObject, eventOf, signedHeaders, subscriptionObject, type FixtureEvent } from '../helpers/stripe-fixtures.ts';
-import { startFaultyProvider, PROVIDER_WEBHOOK_SECRET, type FaultyProvider } from './support/payment-provider.ts';
-import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.ts';
+import { startFaultyProvider, PROVIDER_WEBHOOK_SECRET, type FaultyProvider } from '../helpers/faulty-provider.ts';
+import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.ts';
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -10,7 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
-import { anyJson, anyText, extraHeaders, headerValue, RUNS, urlLike } from './support/arbitraries.ts';
+import { anyJson, anyText, extraHeaders, headerValue, RUNS, urlLike } from '../helpers/arbitraries.ts';
 
 const ORIGIN = 'https://app.example.test';
 const CHECKOUT = '/api/v1/billing/checkout';

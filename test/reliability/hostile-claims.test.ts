@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { anyText, RUNS } from './support/arbitraries.ts';
+import { anyText, RUNS } from '../helpers/arbitraries.ts';
 
 interface Answer {
   status: number;

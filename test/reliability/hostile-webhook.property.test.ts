@@ -11,7 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { checkoutSessionObject, eventOf, invoiceObject, signedHeaders, subscriptionObject } from '../helpers/stripe-fixtures.ts';
-import { anyJson, anyText, headerValue, RUNS } from './support/arbitraries.ts';
+import { anyJson, anyText, headerValue, RUNS } from '../helpers/arbitraries.ts';
 
 const SECRET = 'whsec_local_simulator';
 const now = () => Math.floor(Date.now() / 1000);

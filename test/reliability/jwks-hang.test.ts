@@ -9,8 +9,8 @@ import { describe, test } from 'node:test';
 import { generateSigningKey } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { startOidcIssuer } from '../helpers/oidc-issuer.ts';
-import { startFaultyFront } from './support/faulty-front.ts';
+import { startOidcIssuer } from '../../support/oidc-issuer.ts';
+import { startFaultyFront } from '../helpers/faulty-front.ts';
 
 /** jose's fetch timeout for the key set, as configured in src/adapters/identity/oidc-issuer.ts, plus slack. */
 const KEY_FETCH_BOUND_MS = 5_000 + 2_000;

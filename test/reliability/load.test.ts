@@ -13,7 +13,7 @@ import { startServiceProcess, type ServiceProcess } from '../helpers/service-pro
 import { simulatorClient } from '../helpers/simulator-client.ts';
 import { eventOf, invoiceObject, signedHeaders, subscriptionObject } from '../helpers/stripe-fixtures.ts';
 import { SUBSCRIPTION_WRITE_AUDIT } from '../helpers/write-audit.ts';
-import { halves, sampleMemory } from './support/memory.ts';
+import { halves, sampleMemory } from '../helpers/memory.ts';
 
 const SECONDS = Number(process.env.RELIABILITY_LOAD_SECONDS ?? 60);
 const WARM_UP_MS = Math.min(20_000, (SECONDS * 1000) / 3);

@@ -13,7 +13,7 @@ import { onPostgres } from '../helpers/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 import { checkoutSessionObject, eventOf, signedHeaders, subscriptionObject, type FixtureEvent } from '../helpers/stripe-fixtures.ts';
 import { SUBSCRIPTION_WRITE_AUDIT } from '../helpers/write-audit.ts';
-import { startFaultyProvider, PROVIDER_WEBHOOK_SECRET, type FaultyProvider } from './support/payment-provider.ts';
+import { startFaultyProvider, PROVIDER_WEBHOOK_SECRET, type FaultyProvider } from '../helpers/faulty-provider.ts';
 
 const COMMITTED = 12;
 /** More than the service's 10 pooled connections: some wait on the pool, the rest sit in open transactions. */

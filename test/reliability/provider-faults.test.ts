@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { STRIPE_TIMEOUT_MS } from '../../src/adapters/payments/stripe-client.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import type { Fault } from './support/faulty-front.ts';
-import { startFaultyProvider, type FaultyProvider } from './support/payment-provider.ts';
+import type { Fault } from '../helpers/faulty-front.ts';
+import { startFaultyProvider, type FaultyProvider } from '../helpers/faulty-provider.ts';
 
 /** One attempt, one retry, the SDK's backoff between them, and the test machine's slack. */
 const HANG_BOUND_MS = 2 * STRIPE_TIMEOUT_MS + 3_000;

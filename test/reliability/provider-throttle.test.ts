@@ -8,7 +8,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { payWhileUnreachable, tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { deliver } from '../helpers/stripe-fixtures.ts';
-import { buildAppWithFaultyProvider, type AppWithFaultyProvider, type FaultyProvider } from './support/payment-provider.ts';
+import { buildAppWithFaultyProvider, type AppWithFaultyProvider, type FaultyProvider } from '../helpers/faulty-provider.ts';
 
 const THROTTLED = {
   kind: 'reply',

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
-import { RUNS, urlLike } from './support/arbitraries.ts';
+import { RUNS, urlLike } from '../helpers/arbitraries.ts';
 
 const ORIGIN = 'https://app.example.test';
 const MAX_LENGTH = 2048;

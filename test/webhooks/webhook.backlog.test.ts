@@ -10,7 +10,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { payWhileUnreachable, tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { deliver, eventOf, invoiceObject, subscriptionObject } from '../helpers/stripe-fixtures.ts';
-import { buildAppWithFaultyProvider, PROVIDER_API_KEY, type AppWithFaultyProvider, type FaultyProvider } from '../reliability/support/payment-provider.ts';
+import { buildAppWithFaultyProvider, PROVIDER_API_KEY, type AppWithFaultyProvider, type FaultyProvider } from '../helpers/faulty-provider.ts';
 
 const SUBSCRIBERS = 4;
 const LIFECYCLE = ['cancel-at-period-end', 'resume-at-period-end', 'fail-renewal', 'renew', 'cancel-at-period-end'];

@@ -2,8 +2,7 @@
 // checkout service never see the provider's JSON. Every field used is checked here, so a signed
 // but malformed event is refused (400) instead of failing the same way on every redelivery.
 import type Stripe from 'stripe';
-import type { SubscriptionStatus } from '../../domain/model.ts';
-import type { PaymentEvent, ProviderSubscription } from '../../domain/model.ts';
+import type { CheckoutSessionEvent, HandledEvents, InvoiceEvent, OtherEvent, PaymentEvent, ProviderSubscription, SubscriptionEvent, SubscriptionStatus } from '../../domain/model.ts';
 
 const MAX_UNIX_TIME = 253_402_300_799; // 9999-12-31
 
@@ -51,26 +50,65 @@ function invoiceSubscription(invoice: Stripe.Invoice & { subscription?: unknown 
   return idOf(invoice.parent?.subscription_details?.subscription, 'invoice subscription') ?? idOf(invoice.subscription, 'invoice.subscription');
 }
 
+// The SDK's event union, by the kind of domain event each becomes. Stripe.Event is discriminated
+// by `type`, so each family below is the SDK's own list of types and `data.object` is typed in it.
+type CheckoutSessionEventType = 'checkout.session.completed' | 'checkout.session.expired';
+type StripeCheckoutSessionEvent = Extract<Stripe.Event, { type: CheckoutSessionEventType }>;
+type StripeSubscriptionEvent = Extract<Stripe.Event, { type: `customer.subscription.${string}` }>;
+type StripeInvoiceEvent = Extract<Stripe.Event, { type: `invoice.${string}` }>;
+
+const isCheckoutSessionEvent = (event: Stripe.Event): event is StripeCheckoutSessionEvent =>
+  event.type === 'checkout.session.completed' || event.type === 'checkout.session.expired';
+const isSubscriptionEvent = (event: Stripe.Event): event is StripeSubscriptionEvent => event.type.startsWith('customer.subscription.');
+const isInvoiceEvent = (event: Stripe.Event): event is StripeInvoiceEvent => event.type.startsWith('invoice.');
+
+/** The kind of domain event toPaymentEvent makes of an SDK event of type T. */
+type KindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEvent['type']
+  ? CheckoutSessionEvent['kind']
+  : T extends StripeSubscriptionEvent['type']
+    ? SubscriptionEvent['kind']
+    : T extends StripeInvoiceEvent['type']
+      ? InvoiceEvent['kind']
+      : OtherEvent['kind'];
+
+/** Why a handled type (of a map like the domain's HandledEvents) does not agree with the SDK and this translation; never when it does. */
+type Disagreement<Handled extends { [T in keyof Handled]: PaymentEvent }, T extends keyof Handled & string> = T extends Stripe.Event['type']
+  ? [Handled[T]['kind']] extends [KindOf<T>]
+    ? never
+    : `${T} is translated to ${KindOf<T>} events, its handler takes ${Handled[T]['kind']} events`
+  : `${T} is not an event type of the stripe SDK`;
+
+/** Every disagreement of a map of handled types; never when there is none. */
+export type HandledEventsDisagreements<Handled extends { [T in keyof Handled]: PaymentEvent }> = { [T in keyof Handled & string]: Disagreement<Handled, T> }[keyof Handled & string];
+
+/** Compiles only when there is no disagreement; otherwise the compiler's message quotes it. */
+export type Agreeing<Disagreements extends never> = Disagreements;
+
+/**
+ * The domain's handled event types (HandledEvents) are the SDK's own, each translated here to the
+ * kind of event its handler takes: a misspelt type, or one translated to another kind, fails
+ * `npm run typecheck` on this line.
+ */
+export type HandledEventsAgree = Agreeing<HandledEventsDisagreements<HandledEvents>>;
+
 export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
   const base = { id: text(event.id, 'event.id'), type: text(event.type, 'event.type'), created: unixTime(event.created, 'event.created'), livemode: event.livemode === true };
-  const object = event.data.object as unknown;
-  if (event.type === 'checkout.session.completed' || event.type === 'checkout.session.expired') {
-    const session = object as Stripe.Checkout.Session;
-    const userId = session.client_reference_id;
+  if (isCheckoutSessionEvent(event)) {
+    const session = event.data.object;
     return {
       ...base,
       kind: 'checkout_session',
       session: {
         id: text(session.id, 'session.id'),
-        userId: nonEmptyText(userId),
+        userId: nonEmptyText(session.client_reference_id),
         customerId: idOf(session.customer, 'session.customer'),
         subscriptionId: idOf(session.subscription, 'session.subscription'),
       },
     };
   }
-  if (event.type.startsWith('customer.subscription.')) return { ...base, kind: 'subscription', subscription: toProviderSubscription(object as SubscriptionJson) };
-  if (event.type.startsWith('invoice.')) {
-    const invoice = object as Stripe.Invoice;
+  if (isSubscriptionEvent(event)) return { ...base, kind: 'subscription', subscription: toProviderSubscription(event.data.object) };
+  if (isInvoiceEvent(event)) {
+    const invoice = event.data.object;
     return { ...base, kind: 'invoice', subscriptionId: invoiceSubscription(invoice), customerId: idOf(invoice.customer, 'invoice.customer') };
   }
   return { ...base, kind: 'other' };

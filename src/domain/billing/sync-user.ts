@@ -40,7 +40,7 @@ async function saveNewer(deps: SyncUserDeps, { value: fresh, readAt }: ProviderR
       let settled = true;
       for (const subscription of fresh) {
         const stored = await tx.subscriptions.findForUpdate(subscription.id);
-        if (stored === null || stored.asOf < readAt) await saveState({ tx, log: deps.log }, stored, subscription, readAt, readAt);
+        if (stored === null || stored.asOf < readAt) await saveState({ tx, log: deps.log }, { stored, next: subscription, asOf: readAt, created: readAt });
         else settled &&= stored.asOf > readAt;
       }
       return settled;

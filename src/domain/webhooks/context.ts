@@ -27,9 +27,16 @@ export interface ApplyContext {
   now: Date;
 }
 
-export interface EventHandler {
-  prepare?(event: PaymentEvent, ctx: PrepareContext): Promise<void>;
-  apply(event: PaymentEvent, ctx: ApplyContext): Promise<void>;
+/**
+ * The handler of one kind of event. Function-typed properties rather than methods, so that the
+ * compiler checks the event parameter strictly: a handler of invoice events does not fit where a
+ * handler of subscription events is expected.
+ */
+export interface EventHandler<E extends PaymentEvent> {
+  /** The kind of event it takes; checked again when an event is handed to it. */
+  readonly kind: E['kind'];
+  readonly prepare?: (event: E, ctx: PrepareContext) => Promise<void>;
+  readonly apply: (event: E, ctx: ApplyContext) => Promise<void>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -25,14 +25,14 @@ export async function syncSubscription(ctx: ApplyContext, id: string, created: n
   if (verdict === 'older') return skipped(ctx, id, created);
   const stored = await ctx.tx.subscriptions.findForUpdate(id);
   if (stored !== null && created < stored.asOf) return skipped(ctx, id, created);
-  if (carried !== null && stored !== null && created > stored.asOf) return saveState(ctx, stored, carried, created, created);
+  if (carried !== null && stored !== null && created > stored.asOf) return saveState(ctx, { stored, next: carried, asOf: created, created });
   const read = ctx.reads.usable(id, stored);
-  if (read.value !== null) return saveState(ctx, stored, read.value, Math.max(read.readAt, stored?.asOf ?? 0), created);
+  if (read.value !== null) return saveState(ctx, { stored, next: read.value, asOf: Math.max(read.readAt, stored?.asOf ?? 0), created });
   if (carried === null) return ctx.log.warn({ subscription: id }, 'provider does not know this subscription');
   // The provider does not know it, so cannot settle a same-second tie: a fixed order, so every
   // delivery order ends alike.
   if (stored !== null && !laterInLifecycle(carried, stored)) return;
-  return saveState(ctx, stored, carried, created, created);
+  return saveState(ctx, { stored, next: carried, asOf: created, created });
 }
 
 const skipped = (ctx: ApplyContext, id: string, created: number) => ctx.log.debug({ subscription: id, created }, 'event older than the stored subscription: skipped');
@@ -44,12 +44,21 @@ function laterInLifecycle(a: ProviderSubscription, b: SubscriptionState): boolea
   return rank !== 0 ? rank > 0 : a.cancelAtPeriodEnd && !b.cancelAtPeriodEnd;
 }
 
+export interface NewState {
+  /** What is stored now, locked; null for a first snapshot. */
+  stored: SubscriptionState | null;
+  next: ProviderSubscription;
+  /** Unix seconds, provider clock: `next` is the provider's state as of then. */
+  asOf: number;
+  /** Unix seconds: the event's time, from which a grace period starts. */
+  created: number;
+}
+
 /**
  * Stores `next` as the subscription's state as of `asOf` for its user: the stored one's, else the
- * user its customer is linked to (or its metadata names). `created` is the event's time, from
- * which a grace period starts. Exported for sync-user.
+ * user its customer is linked to (or its metadata names). Exported for sync-user.
  */
-export async function saveState(ctx: Pick<ApplyContext, 'tx' | 'log'>, stored: SubscriptionState | null, next: ProviderSubscription, asOf: number, created: number): Promise<void> {
+export async function saveState(ctx: Pick<ApplyContext, 'tx' | 'log'>, { stored, next, asOf, created }: NewState): Promise<void> {
   // A subscription never changes customer: the user is looked up (and linked) for a first snapshot only.
   const user = stored !== null && stored.customerId === next.customerId ? null : await findEventUser(ctx, next.metadataUserId, next.customerId);
   const userId = user?.id ?? stored?.userId;

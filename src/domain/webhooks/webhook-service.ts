@@ -11,8 +11,8 @@ import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
-import type { EventHandler, WebhookLog } from './context.ts';
-import { EVENT_HANDLERS } from './handlers/index.ts';
+import type { WebhookLog } from './context.ts';
+import { handlerFor, type BoundHandler } from './handlers/index.ts';
 import { DecideAgain, DeliveryReads, ReadNeeded } from './delivery-reads.ts';
 import { SubscriptionReads } from './subscription-reads.ts';
 
@@ -22,22 +22,36 @@ export interface WebhookSettings {
   livemode: boolean;
 }
 
+export interface WebhookServiceOptions {
+  ledger: EventLedger;
+  store: Pick<Store, 'subscriptions'>;
+  verifier: WebhookVerifier;
+  payments: PaymentsProvider;
+  settings: WebhookSettings;
+  log: WebhookLog;
+  metrics: Metrics;
+}
+
 /** Each further attempt needs another writer to have changed the subscription meanwhile. */
 const MAX_ATTEMPTS = 5;
 
 export class WebhookService {
+  private readonly ledger: EventLedger;
+  private readonly store: Pick<Store, 'subscriptions'>;
+  private readonly verifier: WebhookVerifier;
+  private readonly settings: WebhookSettings;
+  private readonly log: WebhookLog;
+  private readonly metrics: Metrics;
   private readonly reads: SubscriptionReads;
 
-  constructor(
-    private readonly ledger: EventLedger,
-    private readonly store: Pick<Store, 'subscriptions'>,
-    private readonly verifier: WebhookVerifier,
-    payments: PaymentsProvider,
-    private readonly settings: WebhookSettings,
-    private readonly log: WebhookLog,
-    private readonly metrics: Metrics,
-  ) {
-    this.reads = new SubscriptionReads(payments);
+  constructor(options: WebhookServiceOptions) {
+    this.ledger = options.ledger;
+    this.store = options.store;
+    this.verifier = options.verifier;
+    this.settings = options.settings;
+    this.log = options.log;
+    this.metrics = options.metrics;
+    this.reads = new SubscriptionReads(options.payments);
   }
 
   /** Verifies and processes one delivery. */
@@ -57,7 +71,7 @@ export class WebhookService {
       this.log.warn({ event: event.id, livemode: event.livemode }, 'event from the other mode: acknowledged, ignored');
       return 'ignored';
     }
-    const handler = Object.hasOwn(EVENT_HANDLERS, event.type) ? EVENT_HANDLERS[event.type] : undefined;
+    const handler = handlerFor(event);
     const outcome = handler ? 'processed' : 'ignored';
     const record: WebhookEventRecord = { id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created };
     try {
@@ -69,12 +83,12 @@ export class WebhookService {
     }
   }
 
-  private async handle(event: PaymentEvent, handler: EventHandler, record: WebhookEventRecord): Promise<boolean> {
+  private async handle(event: PaymentEvent, handler: BoundHandler, record: WebhookEventRecord): Promise<boolean> {
     const reads = new DeliveryReads(this.reads, event.created);
-    await handler.prepare?.(event, { store: this.store, reads, isRecorded: () => this.ledger.isRecorded(event.id) });
+    await handler.prepare({ store: this.store, reads, isRecorded: () => this.ledger.isRecorded(event.id) });
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.ledger.recordOnce(record, (tx) => handler.apply(event, { tx, reads, log: this.log, now: new Date() }));
+        return await this.ledger.recordOnce(record, (tx) => handler.apply({ tx, reads, log: this.log, now: new Date() }));
       } catch (error) {
         if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;
         if (error instanceof ReadNeeded) await reads.fetch(error.subscriptionId, error.observed, error.observedAt);

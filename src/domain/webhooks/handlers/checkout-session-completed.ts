@@ -1,21 +1,19 @@
 // checkout.session.completed: link the provider customer to the user named by
 // client_reference_id, close the session, and take over the new subscription (read from the
 // provider unless what we hold is newer than the event).
-import type { PaymentEvent } from '../../model.ts';
+import type { CheckoutSessionEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
 import { findEventUser } from '../context.ts';
 import { prepareRead, syncSubscription } from '../subscription-sync.ts';
 
-const sessionOf = (event: PaymentEvent) => (event.kind === 'checkout_session' ? event.session : null);
-
-export const checkoutSessionCompleted: EventHandler = {
+export const checkoutSessionCompleted: EventHandler<CheckoutSessionEvent> = {
+  kind: 'checkout_session',
   async prepare(event, ctx) {
-    const subscriptionId = sessionOf(event)?.subscriptionId ?? null;
+    const subscriptionId = event.session.subscriptionId;
     if (subscriptionId !== null) await prepareRead(ctx, subscriptionId, event.created);
   },
   async apply(event, ctx) {
-    const session = sessionOf(event);
-    if (session === null) return;
+    const { session } = event;
     const user = await findEventUser(ctx, session.userId, session.customerId);
     if (user === null) return ctx.log.warn({ session: session.id }, 'completed checkout for an unknown user: acknowledged, nothing stored');
     if (session.customerId !== null) await ctx.tx.users.linkCustomer(user.id, session.customerId);

@@ -1,0 +1,103 @@
+// `payments-simulator`: the simulator as a process of its own, a local Stripe for any application
+// that uses the official SDK. Options come from flags, else from SIMULATOR_* variables, else the
+// defaults below. It prints where it listens, logs each webhook delivery as a line of JSON, and
+// closes cleanly on SIGTERM or SIGINT.
+import { parseArgs } from 'node:util';
+import { openDatabase, startPaymentsSimulator } from './index.ts';
+
+const USAGE = `Usage: payments-simulator [options]
+
+A local Stripe: the REST API subset, hosted checkout, billing portal, dashboard and signed webhooks.
+
+  --port <n>             where it listens; 0 picks a free port     SIMULATOR_PORT, default 12111
+  --host <address>       the address it listens on                  SIMULATOR_HOST, default 127.0.0.1
+  --webhook-url <url>    where signed events are POSTed             SIMULATOR_WEBHOOK_URL, default none (events wait)
+  --webhook-secret <s>   the webhook signing secret                 SIMULATOR_WEBHOOK_SECRET, default whsec_local_simulator
+  --api-key <key>        the only secret key accepted               SIMULATOR_API_KEY, default sk_test_simulator
+  --prices <list>        tier=price_id,... (one monthly USD price each)
+                                                                    SIMULATOR_PRICES, default pro=price_sim_pro,team=price_sim_team
+  --database <url>       memory:// (forgotten on exit) or postgres://...
+                                                                    SIMULATOR_DATABASE_URL, default memory://
+  --help                 this text`;
+
+const OPTIONS = {
+  port: { type: 'string', env: 'SIMULATOR_PORT', default: '12111' },
+  host: { type: 'string', env: 'SIMULATOR_HOST', default: '127.0.0.1' },
+  'webhook-url': { type: 'string', env: 'SIMULATOR_WEBHOOK_URL', default: '' },
+  'webhook-secret': { type: 'string', env: 'SIMULATOR_WEBHOOK_SECRET', default: 'whsec_local_simulator' },
+  'api-key': { type: 'string', env: 'SIMULATOR_API_KEY', default: 'sk_test_simulator' },
+  prices: { type: 'string', env: 'SIMULATOR_PRICES', default: 'pro=price_sim_pro,team=price_sim_team' },
+  database: { type: 'string', env: 'SIMULATOR_DATABASE_URL', default: 'memory://' },
+} as const;
+type Option = keyof typeof OPTIONS;
+
+function fail(message: string): never {
+  console.error(`payments-simulator: ${message}`);
+  process.exit(2);
+}
+
+function readOptions(): Record<Option, string> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ options: { ...OPTIONS, help: { type: 'boolean' } }, strict: true }).values;
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const entries = Object.entries(OPTIONS).map(([name, option]) => [name, (values[name] as string | undefined) ?? process.env[option.env] ?? option.default]);
+  return Object.fromEntries(entries) as Record<Option, string>;
+}
+
+function parsePrices(list: string): Map<string, string> {
+  const pairs = list.split(',').map((pair) => pair.trim().split('='));
+  if (pairs.some((pair) => pair.length !== 2 || !/^\w+$/.test(pair[0]!) || !/^price_\w+$/.test(pair[1]!))) fail(`--prices: expected tier=price_id,..., got ${list}`);
+  return new Map(pairs as [string, string][]);
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port: expected a port number, got ${text}`);
+  return port;
+}
+
+function parseWebhookUrl(text: string): string | null {
+  if (text === '') return null;
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) fail(`--webhook-url: expected an http(s) URL, got ${text}`);
+  return text;
+}
+
+const options = readOptions();
+const prices = parsePrices(options.prices);
+const port = parsePort(options.port);
+const webhookUrl = parseWebhookUrl(options['webhook-url']);
+const db = await openDatabase(options.database).catch((error: Error) => fail(`--database: ${error.message}`));
+const simulator = await startPaymentsSimulator({
+  db,
+  host: options.host,
+  port,
+  apiKey: options['api-key'],
+  webhookUrl: () => webhookUrl,
+  webhookSecret: options['webhook-secret'],
+  prices,
+  log: (message, fields) => console.log(JSON.stringify({ time: new Date().toISOString(), message, ...fields })),
+});
+console.log(`payments simulator listening on ${simulator.url}
+  API:       ${simulator.url}/v1 (key ${options['api-key']})
+  dashboard: ${simulator.url}/
+  webhooks:  ${webhookUrl ?? 'none (events wait; give --webhook-url)'}, signed with ${options['webhook-secret']}
+  prices:    ${[...prices].map(([tier, price]) => `${tier}=${price}`).join(', ')}
+  database:  ${options.database === 'memory://' ? 'in memory' : 'PostgreSQL'}`);
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await simulator.close();
+  await db.close();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void stop());
+process.once('SIGINT', () => void stop());

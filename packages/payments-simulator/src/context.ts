@@ -1,0 +1,51 @@
+// What every route and lifecycle step shares, and `mutate`: the one way state changes. A change and
+// the events describing it commit together; the events are then handed to delivery, and the
+// caller chooses whether to wait for that (a person's click does, briefly; an API call does not).
+import type { SimulatorDatabase } from './sql-client.ts';
+import type { Delivery, Log } from './delivery.ts';
+import { insertEvent, type EventRef, type Trigger } from './events.ts';
+import { Documents } from './store.ts';
+
+export interface SimContext {
+  db: SimulatorDatabase;
+  docs: Documents;
+  apiKey: string;
+  delivery: Delivery;
+  log: Log;
+  /** The simulator's own origin, known once it listens. */
+  baseUrl: string;
+  webhookUrl: () => string | null;
+}
+
+export interface Unit {
+  docs: Documents;
+  emit(type: string, object: object, previous?: Record<string, unknown>): Promise<void>;
+}
+
+export interface Outcome<T> {
+  value: T;
+  events: EventRef[];
+  /** Settles once every event had its first delivery attempt. */
+  delivered: Promise<void>;
+}
+
+export async function mutate<T>(ctx: SimContext, trigger: Trigger, work: (unit: Unit) => Promise<T>): Promise<Outcome<T>> {
+  const events: EventRef[] = [];
+  const value = await ctx.db.transaction(async (tx) => {
+    events.length = 0; // a retried transaction starts its event list afresh
+    return work({
+      docs: new Documents(tx),
+      emit: async (type, object, previous) => {
+        events.push(await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs));
+      },
+    });
+  });
+  return { value, events, delivered: events.length > 0 ? ctx.delivery.dispatch(events) : Promise.resolve() };
+}
+
+/** Waits for `promise`, but no longer than `ms`: a person's click waits for the webhooks, briefly. */
+export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,75 @@
+// The payment-provider simulator: a Stripe-compatible HTTP server that the official `stripe` SDK
+// talks to instead of Stripe. It serves a subset of the REST API (customers, subscription
+// checkout, subscriptions, invoices, events, billing portal), a hosted checkout page, a billing
+// portal and a dashboard with lifecycle controls, and delivers signed webhooks at least once.
+// State lives in sim_* tables of the given database, so it survives a restart.
+import type { SimContext } from './context.ts';
+import { createDelivery } from './delivery.ts';
+import { localOrigin } from './local-origin.ts';
+import { seedCatalog } from './objects/catalog.ts';
+import { buildSimulatorServer } from './server.ts';
+import { ensureSchema } from './schema.ts';
+import type { SimulatorDatabase } from './sql-client.ts';
+import { Documents } from './store.ts';
+
+export { openDatabase, type OwnDatabase } from './database.ts';
+export type { SimulatorDatabase, SqlClient, SqlParam } from './sql-client.ts';
+export { signatureHeader } from './webhook-request.ts';
+
+export interface PaymentsSimulatorOptions {
+  /** PGlite or PostgreSQL (openDatabase(), or the host's own client); the state goes in sim_* tables there. */
+  db: SimulatorDatabase;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The only accepted `Authorization: Bearer` key, e.g. 'sk_test_simulator'. */
+  apiKey: string;
+  /** Where events are delivered; null while not known yet (events wait). */
+  webhookUrl: () => string | null;
+  /** The webhook signing secret, e.g. 'whsec_local_simulator'. */
+  webhookSecret: string;
+  /** Tier name -> price id; each becomes a monthly USD price (pro 15.00, team 49.00, others 10.00). */
+  prices: ReadonlyMap<string, string>;
+  /** Delivery retry backoff; the last delay repeats until 3 days have passed. */
+  retryDelaysMs?: number[];
+  log?: (message: string, fields?: object) => void;
+}
+
+export interface PaymentsSimulator {
+  url: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
+
+export async function startPaymentsSimulator(options: PaymentsSimulatorOptions): Promise<PaymentsSimulator> {
+  const log = options.log ?? (() => {});
+  await ensureSchema(options.db);
+  const docs = new Documents(options.db);
+  await seedCatalog(docs, options.prices);
+  const delivery = createDelivery({
+    db: options.db,
+    webhookUrl: options.webhookUrl,
+    secret: options.webhookSecret,
+    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    log,
+  });
+  const ctx: SimContext = { db: options.db, docs, apiKey: options.apiKey, delivery, log, baseUrl: '', webhookUrl: options.webhookUrl };
+  const app = await buildSimulatorServer(ctx);
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  ctx.baseUrl = localOrigin(options.host, typeof address === 'object' && address !== null ? address.port : options.port);
+  await delivery.start();
+  log('payments simulator listening', { url: ctx.baseUrl });
+  let closing: Promise<void> | null = null;
+  return {
+    url: ctx.baseUrl,
+    close() {
+      closing ??= (async () => {
+        await delivery.close();
+        await app.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// A plan switch billed at once, as Stripe's portal does with "prorate and invoice immediately":
+// one invoice with two proration lines (credit for the unused time on the old price, charge for the
+// remaining time on the new one), paid at once; and the stages it goes through (draft, open, paid),
+// since invoice.created and invoice.finalized carry the invoice as it was then.
+import type Stripe from 'stripe';
+import { tierTitle } from './catalog.ts';
+import { buildInvoice, lineOf } from './invoices.ts';
+import { itemOf } from './subscriptions.ts';
+
+const titleOf = (price: Stripe.Price): string => tierTitle(price.lookup_key ?? price.nickname ?? price.id);
+
+export interface PlanSwitch {
+  before: Stripe.Subscription;
+  after: Stripe.Subscription;
+  customer: Stripe.Customer;
+  /** Unix seconds: when the switch happens; the prorations count from then. */
+  at: number;
+  /** The invoice's number in the customer's sequence. */
+  number: string;
+}
+
+export function buildProrationInvoice({ before, after, customer, at, number }: PlanSwitch): Stripe.Invoice {
+  const { current_period_start: start, current_period_end: end, quantity = 1 } = itemOf(before);
+  const left = end > start ? Math.max(0, end - at) / (end - start) : 0;
+  const period = { start: at, end };
+  const from = itemOf(before).price;
+  const to = itemOf(after).price;
+  const amount = (price: Stripe.Price) => Math.round((price.unit_amount ?? 0) * (quantity ?? 1) * left);
+  return buildInvoice({
+    subscription: after,
+    customer,
+    reason: 'subscription_update',
+    paid: true,
+    at,
+    number,
+    lines: (invoiceId) => [
+      lineOf(invoiceId, before, { price: from, amount: -amount(from), description: `Unused time on ${titleOf(from)} after ${new Date(at * 1000).toUTCString()}`, period }),
+      lineOf(invoiceId, after, { price: to, amount: amount(to), description: `Remaining time on ${titleOf(to)} after ${new Date(at * 1000).toUTCString()}`, period }),
+    ],
+  });
+}
+
+/** The paid invoice as invoice.created (draft) and invoice.finalized (open) showed it. */
+export function earlierStages(paid: Stripe.Invoice): { draft: Stripe.Invoice; open: Stripe.Invoice } {
+  const open: Stripe.Invoice = { ...paid, status: 'open', amount_paid: 0, amount_remaining: paid.amount_due, status_transitions: { ...paid.status_transitions, paid_at: null } };
+  const draft: Stripe.Invoice = { ...open, status: 'draft', number: null, status_transitions: { ...open.status_transitions, finalized_at: null } };
+  return { draft, open };
+}

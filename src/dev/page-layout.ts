@@ -1,0 +1,47 @@
+// The frame of the service's development pages: one escaping helper, one small stylesheet, the
+// links every page ends with, the security headers, and the check that a form post comes from
+// these pages themselves.
+import type { FastifyRequest } from 'fastify';
+
+export const escapeHtml = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const LINKS = `<p class="links"><a href="/billing">Manage your subscription</a> · <a href="/billing/dashboard">Payments simulator dashboard</a> · <a href="/docs">API docs</a></p>`;
+
+export function page(title: string, body: string, refresh = false): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+${refresh ? '<meta http-equiv="refresh" content="2">' : ''}
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
+h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}.links{margin-top:2rem;font-size:.9rem}
+input{width:100%;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}${LINKS}</body></html>`;
+}
+
+/** Acts for the person signed in on /billing (billing-account-pages.ts), who is asked to sign in first otherwise. */
+export const START_CHECKOUT = '<form method="post" action="/billing/checkout"><button type="submit">Start a checkout</button></form>';
+
+export const HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  // Same-origin form posts then carry our Origin, so a post with `Origin: null` can be refused (crossSite).
+  'referrer-policy': 'same-origin',
+};
+
+/**
+ * A form post from another site (CSRF). Browsers say so in Sec-Fetch-Site; without it (an older
+ * browser), an Origin naming another host, or `Origin: null` (a sandboxed frame, say), since our
+ * own pages' posts carry our origin. A client sending neither header is not a browser.
+ */
+export function crossSite(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true; // "null", or not a URL
+  }
+}
