@@ -23,7 +23,7 @@ import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { portalRoutes } from './http/routes/portal.ts';
 import { healthRoutes } from './http/routes/health.ts';
-import { metricsRoutes, observeRequests } from './http/routes/metrics.ts';
+import { metricsRoutes, observeRequests, type MetricsAccess } from './http/routes/metrics.ts';
 import { usersRoutes } from './http/routes/users.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { NAMED_SCHEMAS } from './http/schemas.ts';
@@ -50,8 +50,8 @@ export interface HttpSettings {
   checkoutRateLimit: number;
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs: number;
-  /** /metrics on this port, and the bearer token it asks for (null: none); see config.ts. */
-  metrics: { onApiPort: boolean; token: string | null };
+  /** /metrics on this port, and who may read it there; see config.ts. */
+  metrics: { onApiPort: boolean } & MetricsAccess;
 }
 
 export interface AppOptions {
@@ -100,7 +100,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await app.register(rateLimit, { global: false });
 
   await app.register(healthRoutes(services.checkReady));
-  if (services.http.metrics.onApiPort) await app.register(metricsRoutes(services.metrics, services.http.metrics.token));
+  if (services.http.metrics.onApiPort) await app.register(metricsRoutes(services.metrics, services.http.metrics));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
   await app.register(checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
   await app.register(portalRoutes(services.portal, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });

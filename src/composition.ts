@@ -127,13 +127,14 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
       corsOrigins: config.corsOrigins,
       checkoutRateLimit: config.checkoutRateLimit,
       requestTimeoutMs: config.requestTimeoutMs,
-      metrics: { onApiPort: config.metrics.apiPort, token: config.metrics.token },
+      // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
+      metrics: { onApiPort: config.metrics.apiPort, token: config.metrics.token, localNames: config.localNames },
     },
     devRoutes: [...identity.devRoutes],
   };
   if (embedded && simulator) {
-    const pages = { ...services, policy, simulatorUrl: simulator.url, issuer: identity.devIssuer };
-    services.devRoutes.push(embedded.startPage(), embedded.billingPages(store, policy), embedded.billingAccountPages(pages));
+    const pages = { ...services, policy, simulatorUrl: simulator.url, issuer: identity.devIssuer, perUserPerMinute: config.checkoutRateLimit, localNames: config.localNames };
+    services.devRoutes.push(embedded.developmentPages(pages));
   }
   return {
     services,

@@ -23,6 +23,8 @@ export interface MetricsConfig {
   /** Bearer token /metrics asks for; null: none. */
   token: string | null;
   apiPort: boolean;
+  /** Why it is served nowhere, when it is not; null when it is. */
+  off: string | null;
 }
 
 export interface Config {
@@ -49,6 +51,8 @@ export interface Config {
   /** Longest a client may take to send a whole request, headers and body. */
   requestTimeoutMs: number;
   metrics: MetricsConfig;
+  /** Host names, besides IP addresses and localhost, that development pages answer to. */
+  localNames: string[];
 }
 
 export class ConfigError extends Error {
@@ -196,17 +200,24 @@ function origins(env: Env, name: string, fallback: string[]): string[] {
   });
 }
 
-const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+export const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
 
-// /metrics shows the Node version and business counters: on the API port only when that port is
-// loopback-only or a token guards it; otherwise on METRICS_PORT (loopback unless METRICS_HOST says).
-function metrics(env: Env, apiHost: string): MetricsConfig {
+/** Names of this machine that development pages and token-less /metrics answer to (local-hosts.ts). */
+const localNames = (appUrl: URL, host: string): string[] => [...new Set([appUrl.hostname.replace(/^\[|\]$/g, ''), ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
+
+// /metrics shows the Node version and business counters: on its own listener (METRICS_PORT,
+// loopback unless METRICS_HOST says), or on the API port when a token guards it, or, in
+// development only, when the API port is loopback-only. Production needs a token or a port: the
+// loopback API port is also what a reverse proxy on the same host forwards to.
+function metrics(env: Env, apiHost: string, production: boolean): MetricsConfig {
   const port = text(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', { fallback: 0, min: 0, max: 65535 });
   const token = text(env, 'METRICS_TOKEN') ?? null;
   if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token)) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 printable characters without spaces');
   const host = text(env, 'METRICS_HOST') ?? '127.0.0.1';
   if (port === null && text(env, 'METRICS_HOST') !== undefined) throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT to be set');
-  return { port, host, token, apiPort: port === null && (token !== null || isLoopback(apiHost)) };
+  const apiPort = port === null && (token !== null || (!production && isLoopback(apiHost)));
+  const off = port !== null || apiPort ? null : production ? 'NODE_ENV=production needs METRICS_TOKEN or METRICS_PORT' : 'HOST is not loopback';
+  return { port, host, token, apiPort, off };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -254,6 +265,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', { fallback: 20, min: 1, max: 10_000 }),
     corsOrigins: origins(env, 'CORS_ALLOWED_ORIGINS', []),
     requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', { fallback: 10_000, min: 1_000, max: 300_000 }),
-    metrics: metrics(env, host),
+    metrics: metrics(env, host, production),
+    localNames: localNames(appUrl, host),
   });
 }

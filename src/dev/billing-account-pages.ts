@@ -13,12 +13,15 @@ import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import type { UserService } from '../domain/users/user-service.ts';
 import { statusOf } from '../http/error-handler.ts';
+import { perUserLimit } from '../http/per-user-limit.ts';
 import { accountView } from './account-words.ts';
-import { forget, presentedToken, refusalInWords, signIn } from './billing-session.ts';
+import { forget, presentedSubject, presentedToken, refusalInWords, signIn } from './billing-session.ts';
 import { crossSite, escapeHtml, HEADERS, page, START_CHECKOUT } from './page-layout.ts';
 
 export interface BillingAccountServices {
   users: UserService;
+  /** Checkouts and portal sessions one user may start a minute through these forms: the API's limit. */
+  perUserPerMinute: number;
   checkout: CheckoutService;
   portal: PortalService;
   verifier: TokenVerifier;
@@ -76,8 +79,8 @@ export function billingAccountPages(services: BillingAccountServices): FastifyPl
     app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${services.simulatorUrl}/`, 303));
 
     /** A form post that acts for the signed-in person and sends the browser to the provider's page. */
-    const act = (path: string, go: (principal: Principal) => Promise<{ url: string }>) =>
-      app.post(path, { schema: { hide: true } }, async (request, reply) => {
+    const act = (path: string, operation: string, go: (principal: Principal) => Promise<{ url: string }>) =>
+      app.post(path, { schema: { hide: true }, config: perUserLimit(operation, services.perUserPerMinute, presentedSubject) }, async (request, reply) => {
         if (crossSite(request)) return forbidden(reply);
         try {
           const { url } = await go(await signIn(request, reply, verifier));
@@ -87,8 +90,8 @@ export function billingAccountPages(services: BillingAccountServices): FastifyPl
           throw error;
         }
       });
-    act('/billing/portal', (principal) => services.portal.open(principal, {}));
-    act('/billing/checkout', (principal) => services.checkout.start(principal, {}));
+    act('/billing/portal', 'portal', (principal) => services.portal.open(principal, {}));
+    act('/billing/checkout', 'checkout', (principal) => services.checkout.start(principal, {}));
 
     app.post('/billing/sign-out', { schema: { hide: true } }, async (request, reply) => {
       if (crossSite(request)) return forbidden(reply);

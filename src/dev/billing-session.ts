@@ -4,6 +4,7 @@
 // verifies a bearer token, so checkout, portal and a new checkout follow in the browser alone.
 // A token the verifier refuses is forgotten, and the page says why in words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
@@ -23,6 +24,19 @@ export function presentedToken(request: FastifyRequest): string | null {
   const field = (request.body as { token?: unknown } | undefined)?.token;
   const posted = typeof field === 'string' ? field.trim() : '';
   return posted !== '' ? posted : cookieToken(request);
+}
+
+/**
+ * The subject the presented token names, unverified: the key of the forms' rate limit. A forged
+ * subject buys nothing: a request whose token fails verification does nothing.
+ */
+export function presentedSubject(request: FastifyRequest): string {
+  const token = presentedToken(request);
+  try {
+    return token === null ? 'nobody' : String(decodeJwt(token).sub ?? 'nobody');
+  } catch {
+    return 'nobody';
+  }
 }
 
 export function remember(reply: FastifyReply, token: string): void {

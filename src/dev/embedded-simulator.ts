@@ -13,9 +13,7 @@ export interface EmbeddedSimulator {
 }
 
 /** The development pages: `/`, the return pages after the simulator's checkout, and `/billing`. */
-export { billingAccountPages } from './billing-account-pages.ts';
-export { billingPages } from './billing-pages.ts';
-export { startPage } from './start-page.ts';
+export { developmentPages } from './development-pages.ts';
 
 export async function startEmbeddedSimulator(config: Config, db: Database, logger: Logger): Promise<EmbeddedSimulator> {
   let serviceUrl: string | null = null;
@@ -29,6 +27,8 @@ export async function startEmbeddedSimulator(config: Config, db: Database, logge
     webhookUrl: () => (serviceUrl === null ? null : `${serviceUrl}/api/v1/webhooks/payments`),
     webhookSecret: config.webhookSecrets[0]!,
     prices: config.prices,
+    // The names its pages are reached by besides IP addresses and localhost: APP_URL's, HOST, its own.
+    allowedHosts: [...config.localNames, config.payments.kind === 'simulator' ? config.payments.simulatorHost : '127.0.0.1'],
     log: (message, fields) => log.info(fields ?? {}, message),
   });
   logger.info(`payment simulator: ${simulator.url} (dashboard with lifecycle controls at ${simulator.url}/)`);

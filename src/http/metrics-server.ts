@@ -1,19 +1,34 @@
 // /metrics on a listener of its own (METRICS_PORT, on METRICS_HOST: loopback by default), so the
-// API port can face the internet while Prometheus scrapes from inside. Same route, same token rule.
-import Fastify, { type FastifyInstance } from 'fastify';
+// API port can face the internet while Prometheus scrapes from inside. Same route, same token rule,
+// and the API's deadlines (a request whose headers or body stall is answered 408 and closed);
+// a request that announces a body is refused at once, since a scrape has none.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { PrometheusMetrics } from '../adapters/metrics/prometheus.ts';
-import { metricsRoutes } from './routes/metrics.ts';
+import { createFastify } from '../app.ts';
+import { metricsRoutes, type MetricsAccess } from './routes/metrics.ts';
+
+async function refuseBodies(request: FastifyRequest, reply: FastifyReply) {
+  const announced = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  if (announced) return reply.status(413).header('connection', 'close').send({ detail: 'Request body too large' });
+}
 
 export interface MetricsListener {
   url: string;
   close(): Promise<void>;
 }
 
-export async function listenForMetrics(metrics: PrometheusMetrics, where: { host: string; port: number; token: string | null }, logger: Logger): Promise<MetricsListener> {
-  const app = Fastify({ loggerInstance: logger.child({ component: 'metrics' }), disableRequestLogging: true }) as unknown as FastifyInstance;
-  await app.register(metricsRoutes(metrics, where.token));
-  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
+export interface MetricsWhere extends MetricsAccess {
+  host: string;
+  port: number;
+  requestTimeoutMs: number;
+}
+
+export async function listenForMetrics(metrics: PrometheusMetrics, where: MetricsWhere, logger: Logger): Promise<MetricsListener> {
+  // Scrapes are not logged line by line (warn and above only): the API's access log stays readable.
+  const app = createFastify({ logger: logger.child({ component: 'metrics' }, { level: 'warn' }), requestTimeoutMs: where.requestTimeoutMs });
+  app.addHook('onRequest', refuseBodies);
+  await app.register(metricsRoutes(metrics, where));
   const url = await app.listen({ host: where.host, port: where.port, listenTextResolver: (address) => `metrics listening at ${address}/metrics` });
   return { url, close: () => app.close() };
 }

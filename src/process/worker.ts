@@ -5,7 +5,7 @@ import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app.ts';
 import { compose } from '../composition.ts';
-import type { Config } from '../config.ts';
+import { isLoopback, type Config } from '../config.ts';
 import { listenForMetrics, type MetricsListener } from '../http/metrics-server.ts';
 import { localOrigin } from '../local-origin.ts';
 import { banner } from './banner.ts';
@@ -49,8 +49,10 @@ export async function runWorker(config: Readonly<Config>, fail: (error: unknown)
   const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
   composition.setServiceUrl(address);
   const { metrics, database } = config;
-  if (metrics.port !== null) metricsListener = await listenForMetrics(composition.services.metrics, { ...metrics, port: metrics.port }, composition.logger).catch(fail);
-  else if (!metrics.apiPort) app.log.info('metrics off: HOST is not loopback; set METRICS_PORT (a listener of its own) or METRICS_TOKEN to serve /metrics');
+  if (metrics.port !== null) {
+    const where = { ...metrics, port: metrics.port, requestTimeoutMs: config.requestTimeoutMs, localNames: isLoopback(metrics.host) ? config.localNames : null };
+    metricsListener = await listenForMetrics(composition.services.metrics, where, composition.logger).catch(fail);
+  } else if (metrics.off !== null) app.log.info(`metrics off: ${metrics.off}; set METRICS_PORT (a listener of its own) or METRICS_TOKEN to serve /metrics`);
   const databaseText = database.kind === 'postgres' ? 'PostgreSQL' : database.kind === 'embedded' ? `embedded PostgreSQL in ${database.dataDir}` : 'PGlite, in memory';
   app.log.info(`database: ${databaseText}`);
   const { devIssuer, simulatorUrl } = composition;

@@ -116,6 +116,45 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
   });
 });
 
+describe(`development pages refuse what a page elsewhere could make a browser send (${databaseLabel})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ BILLING_CHECKOUT_RATE_LIMIT: '2' });
+  });
+  after(() => t.close());
+
+  test('a Host that is not a name of this machine (DNS rebinding) gets 421 on every page', async () => {
+    for (const url of ['/', '/billing', '/billing/cancel', '/billing/dashboard']) {
+      assert.equal((await t.app.inject({ method: 'GET', url, headers: { host: 'attacker.example:8000' } })).statusCode, 421, url);
+      assert.notEqual((await t.app.inject({ method: 'GET', url, headers: { host: 'localhost:8000' } })).statusCode, 421, url);
+    }
+    const posted = await t.app.inject({ method: 'POST', url: '/billing/checkout', headers: { ...FORM, host: 'attacker.example' }, payload: 'token=x' });
+    assert.equal(posted.statusCode, 421);
+  });
+
+  test('a form post with Origin: null and no Sec-Fetch-Site (a sandboxed frame in an older browser) is refused', async () => {
+    const token = await t.token('null-origin');
+    const refused = await t.app.inject({ method: 'POST', url: '/billing/checkout', headers: { ...FORM, origin: 'null' }, payload: new URLSearchParams({ token }).toString() });
+    assert.equal(refused.statusCode, 403);
+    const ours = await t.app.inject({ method: 'POST', url: '/billing/checkout', headers: { ...FORM, origin: 'http://localhost:8000', host: 'localhost:8000' }, payload: new URLSearchParams({ token }).toString() });
+    assert.equal(ours.statusCode, 303, 'our own page\'s post carries our origin');
+  });
+
+  test('the forms have the API\'s per-user limit: past it, 429 and no provider session', async () => {
+    const token = await t.token('form-limit');
+    const form = () => t.app.inject({ method: 'POST', url: '/billing/portal', headers: FORM, payload: new URLSearchParams({ token }).toString() });
+    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(token), payload: {} })).statusCode, 200);
+    const calls = async () => ((await (await fetch(`${t.composition.simulatorUrl}/_sim/calls`, { headers: { authorization: `Bearer ${t.config.payments.apiKey}` } })).json()) as { total?: number; calls?: unknown[] });
+    assert.equal((await form()).statusCode, 303);
+    assert.equal((await form()).statusCode, 303);
+    const before = JSON.stringify(await calls());
+    const third = await form();
+    assert.equal(third.statusCode, 429);
+    assert.ok(Number(third.headers['retry-after']) > 0);
+    assert.equal(JSON.stringify(await calls()), before, 'no provider call for the refused post');
+  });
+});
+
 describe(`no development pages with a real provider (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {

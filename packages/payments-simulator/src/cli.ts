@@ -18,6 +18,8 @@ A local Stripe: the REST API subset, hosted checkout, billing portal, dashboard 
                                                                     SIMULATOR_PRICES, default pro=price_sim_pro,team=price_sim_team
   --database <url>       memory:// (forgotten on exit) or postgres://...
                                                                     SIMULATOR_DATABASE_URL, default memory://
+  --allowed-hosts <list> host names it answers to besides IP addresses and localhost (a container's
+                         service name, say); any other Host gets 421    SIMULATOR_ALLOWED_HOSTS, default none
   --help                 this text`;
 
 const OPTIONS = {
@@ -28,6 +30,7 @@ const OPTIONS = {
   'api-key': { type: 'string', env: 'SIMULATOR_API_KEY', default: 'sk_test_simulator' },
   prices: { type: 'string', env: 'SIMULATOR_PRICES', default: 'pro=price_sim_pro,team=price_sim_team' },
   database: { type: 'string', env: 'SIMULATOR_DATABASE_URL', default: 'memory://' },
+  'allowed-hosts': { type: 'string', env: 'SIMULATOR_ALLOWED_HOSTS', default: '' },
 } as const;
 type Option = keyof typeof OPTIONS;
 
@@ -82,6 +85,7 @@ const simulator = await startPaymentsSimulator({
   webhookUrl: () => webhookUrl,
   webhookSecret: options['webhook-secret'],
   prices,
+  allowedHosts: options['allowed-hosts'].split(',').map((name) => name.trim()).filter((name) => name !== ''),
   log: (message, fields) => console.log(JSON.stringify({ time: new Date().toISOString(), message, ...fields })),
 });
 console.log(`payments simulator listening on ${simulator.url}

@@ -4,6 +4,7 @@
 import type { SimulatorDatabase } from './sql-client.ts';
 import type { Delivery, Log } from './delivery.ts';
 import { insertEvent, type EventRef, type Trigger } from './events.ts';
+import type { NoticeBoard } from './pages/notice-board.ts';
 import { Documents } from './store.ts';
 
 export interface SimContext {
@@ -15,6 +16,8 @@ export interface SimContext {
   /** The simulator's own origin, known once it listens. */
   baseUrl: string;
   webhookUrl: () => string | null;
+  /** What a person's click did, for the page the click lands on (pages/notice-board.ts). */
+  notices: NoticeBoard;
 }
 
 export interface Unit {

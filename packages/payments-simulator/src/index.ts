@@ -7,6 +7,7 @@ import type { SimContext } from './context.ts';
 import { createDelivery } from './delivery.ts';
 import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
+import { NoticeBoard } from './pages/notice-board.ts';
 import { buildSimulatorServer } from './server.ts';
 import { ensureSchema } from './schema.ts';
 import type { SimulatorDatabase } from './sql-client.ts';
@@ -33,6 +34,8 @@ export interface PaymentsSimulatorOptions {
   /** Delivery retry backoff; the last delay repeats until 3 days have passed. */
   retryDelaysMs?: number[];
   log?: (message: string, fields?: object) => void;
+  /** Host names it answers to besides IP addresses and localhost (DNS rebinding: host-check.ts). */
+  allowedHosts?: readonly string[];
 }
 
 export interface PaymentsSimulator {
@@ -54,8 +57,8 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     log,
   });
-  const ctx: SimContext = { db: options.db, docs, apiKey: options.apiKey, delivery, log, baseUrl: '', webhookUrl: options.webhookUrl };
-  const app = await buildSimulatorServer(ctx);
+  const ctx: SimContext = { db: options.db, docs, apiKey: options.apiKey, delivery, log, baseUrl: '', webhookUrl: options.webhookUrl, notices: new NoticeBoard() };
+  const app = await buildSimulatorServer(ctx, options.allowedHosts);
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   ctx.baseUrl = localOrigin(options.host, typeof address === 'object' && address !== null ? address.port : options.port);

@@ -11,6 +11,7 @@ import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
 import { apiKeyCheck } from './auth.ts';
+import { onlyNamesOfThisMachine } from './host-check.ts';
 import { CallCounter } from './call-counter.ts';
 import type { SimContext } from './context.ts';
 import { registerStripeErrors } from './errors.ts';
@@ -22,7 +23,7 @@ import { checkoutPageRoutes } from './pages/checkout-page.ts';
 import { dashboardRoutes } from './pages/dashboard.ts';
 import { portalPageRoutes } from './pages/portal-page.ts';
 
-export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInstance> {
+export async function buildSimulatorServer(ctx: SimContext, allowedHosts: readonly string[] = []): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 256 * 1024, genReqId: () => newId('req_', 14) });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -33,6 +34,7 @@ export async function buildSimulatorServer(ctx: SimContext): Promise<FastifyInst
     }
   });
   registerStripeErrors(app, ctx.log);
+  app.addHook('onRequest', onlyNamesOfThisMachine(allowedHosts));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('request-id', request.id);
   });

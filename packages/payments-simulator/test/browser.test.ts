@@ -1,6 +1,6 @@
 // The simulator's pages in a real browser (Chromium): the Pay button on the hosted checkout
 // page lands on success_url with the session id, and a dashboard button acts. Real browsers send
-// the security headers' consequences (CSP form-action, Origin: null under no-referrer) that a
+// the security headers' consequences (CSP form-action, the Origin of a same-origin post) that a
 // plain HTTP client does not.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

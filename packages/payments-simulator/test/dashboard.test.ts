@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import { control, databaseLabel, openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
+import { control, databaseLabel, noticeAt, openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
 
 describe(`simulator dashboard (${databaseLabel})`, () => {
   let stack: SimulatorStack;
@@ -22,7 +22,7 @@ describe(`simulator dashboard (${databaseLabel})`, () => {
   async function click(path: string): Promise<string> {
     const response = await fetch(`${stack.simulator.url}${path}`, { method: 'POST', redirect: 'manual' });
     assert.equal(response.status, 303);
-    return new URL(response.headers.get('location')!, stack.simulator.url).searchParams.get('notice') ?? '';
+    return noticeAt(response.headers.get('location')!, stack.simulator.url);
   }
   const dashboard = async () => (await fetch(`${stack.simulator.url}/`)).text();
   const rowOf = (page: string, marker: string) => page.split('<tr').find((row) => row.includes(marker)) ?? '';
@@ -68,5 +68,39 @@ describe(`simulator dashboard (${databaseLabel})`, () => {
     assert.match(row, /class="badge canceled">canceled</);
     assert.match(row, /ended \d{4}-/);
     assert.doesNotMatch(row, /cancels at period end/);
+  });
+
+  test('notices come from the server: a crafted ?notice= shows nothing, only the id a click got shows its words', async () => {
+    const crafted = await fetch(`${stack.simulator.url}/?notice=${encodeURIComponent('Your card expired: re-enter it at https://attacker.example')}`);
+    assert.doesNotMatch(await crafted.text(), /attacker\.example|class="notice"/);
+    const subscription = await subscribed('dash-notice-id');
+    const response = await fetch(`${stack.simulator.url}/dashboard/subscriptions/${subscription}/cancel-at-period-end`, { method: 'POST', redirect: 'manual' });
+    const location = response.headers.get('location')!;
+    assert.match(location, /^\/\?notice=[\w-]{12}$/, 'the URL carries an id, not words');
+    assert.match(await noticeAt(location, stack.simulator.url), /will be canceled at the end of the period/);
+  });
+
+  test('a Host that is not a name of this machine (DNS rebinding) gets 421, pages and API alike', async () => {
+    const { request } = await import('node:http');
+    const status = (path: string, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(stack.simulator.url);
+        request({ host: url.hostname, port: url.port, path, headers: { host, authorization: 'Bearer sk_test_simulator' } }, (answer) => {
+          answer.resume();
+          resolve(answer.statusCode ?? 0);
+        }).on('error', reject).end();
+      });
+    for (const path of ['/', '/v1/customers']) {
+      assert.equal(await status(path, 'attacker.example:12111'), 421, path);
+      assert.equal(await status(path, 'localhost:12111'), 200, path);
+      assert.equal(await status(path, '127.0.0.1:12111'), 200, path);
+    }
+  });
+
+  test('a form post with Origin: null and no Sec-Fetch-Site is refused', async () => {
+    const subscription = await subscribed('dash-null-origin');
+    const response = await fetch(`${stack.simulator.url}/dashboard/subscriptions/${subscription}/cancel-now`, { method: 'POST', redirect: 'manual', headers: { origin: 'null' } });
+    assert.equal(response.status, 403);
+    assert.equal(((await stack.stripe.subscriptions.retrieve(subscription)) as Stripe.Subscription).status, 'active');
   });
 });

@@ -175,3 +175,11 @@ export async function startStack(): Promise<SimulatorStack> {
     },
   };
 }
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+
+/** The notice the page at `location` shows (its words travel by id, never in the URL), as text. */
+export async function noticeAt(location: string, base: string): Promise<string> {
+  const page = await (await fetch(new URL(location, base))).text();
+  return (/<div class="notice">([\s\S]*?)<\/div>/.exec(page)?.[1] ?? '').replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
+}

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
 import type { PaymentsSimulator } from '../src/index.ts';
-import { control, databaseLabel, openCheckout, pay, startStack, type Receiver, type SimulatorStack } from './harness.ts';
+import { control, databaseLabel, noticeAt, openCheckout, pay, startStack, type Receiver, type SimulatorStack } from './harness.ts';
 
 describe(`subscription lifecycle (${databaseLabel})`, () => {
   let stack: SimulatorStack;
@@ -141,7 +141,7 @@ describe(`subscription lifecycle (${databaseLabel})`, () => {
     const start = receiver.events.length;
     const click = await fetch(`${simulator.url}/dashboard/subscriptions/${subscription.id}/fail-renewal`, { method: 'POST', redirect: 'manual' });
     assert.equal(click.status, 303);
-    assert.match(decodeURIComponent(click.headers.get('location')!), /The renewal payment of \$15\.00 failed: the subscription is past due\./);
+    assert.match(await noticeAt(click.headers.get('location')!, simulator.url), /The renewal payment of \$15\.00 failed: the subscription is past due\./);
     assert.deepEqual(since(start).map((e) => e.type), ['invoice.payment_failed', 'customer.subscription.updated']);
   });
 });

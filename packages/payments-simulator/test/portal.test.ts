@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { Documents } from '../src/store.ts';
-import { databaseLabel, openCheckout, pay, startStack, type SimulatorStack } from './harness.ts';
+import { databaseLabel, openCheckout, pay, startStack, type SimulatorStack, noticeAt } from './harness.ts';
 
 const RETURN_URL = 'https://app.example.test/billing';
 
@@ -30,7 +30,7 @@ describe(`billing portal in the simulator (${databaseLabel})`, () => {
   async function press(portalUrl: string, action: string, fields: Record<string, string>) {
     const response = await fetch(`${portalUrl}/${action}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
     const location = response.headers.get('location') ?? '';
-    return { status: response.status, notice: new URL(location, portalUrl).searchParams.get('notice') ?? '' };
+    return { status: response.status, notice: response.status === 303 ? await noticeAt(location, portalUrl) : '' };
   }
   const eventsAfter = (start: number) => stack.receiver.events.slice(start);
 

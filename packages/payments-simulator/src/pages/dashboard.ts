@@ -78,7 +78,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
       );
       const emailOf = new Map(customers.map((c) => [c.id, c.email ?? c.id]));
       const target = ctx.webhookUrl();
-      const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 500) : null;
+      const notice = ctx.notices.read(request.query.notice);
       const body = html`<main>
         ${header(`API ${ctx.baseUrl}/v1 · webhooks to ${target ?? 'nowhere yet (waiting for the service to listen)'}`)}
         ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a></p>` : ''}
@@ -125,14 +125,14 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
           notice = error.message;
         }
       }
-      return reply.redirect(`/?notice=${encodeURIComponent(notice)}`, 303);
+      return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
     });
 
     app.post<{ Params: { id: string } }>('/dashboard/events/:id/resend', async (request, reply) => {
       if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
       const answer = await ctx.delivery.resend(request.params.id);
       const notice = answer === null ? `${request.params.id} will be sent again once the service listens.` : `Sent ${request.params.id} again (same event id): the service answered ${answer}.`;
-      return reply.redirect(`/?notice=${encodeURIComponent(notice)}`, 303);
+      return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
     });
   };
 }

@@ -1,6 +1,6 @@
 // The pages' shared frame: an escaping html`` template, one inline stylesheet, no external assets,
 // and the security headers (a CSP that allows inline styles and forms to this origin plus the
-// merchant's return URLs, no framing, no sniffing, no referrer).
+// merchant's return URLs, no framing, no sniffing, no referrer to other sites).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export class Html {
@@ -56,20 +56,20 @@ export interface Page {
 export function sendPage(reply: FastifyReply, status: number, { title, body, formTargets = [] }: Page): FastifyReply {
   const origins = [...new Set(formTargets.flatMap((url) => (url ? [new URL(url).origin] : [])))];
   reply.header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'${origins.map((o) => ` ${o}`).join('')}; base-uri 'none'; frame-ancestors 'none'`);
-  reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
+  reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin').header('cache-control', 'no-store');
   return reply.status(status).type('text/html; charset=utf-8').send(renderPage(title, body));
 }
 
 /**
- * A form post from another site (CSRF). Browsers say so in Sec-Fetch-Site; without it, an Origin
- * naming another host. `Origin: null` is not taken as foreign: under `Referrer-Policy: no-referrer`
- * browsers send it for our own forms too.
+ * A form post from another site (CSRF). Browsers say so in Sec-Fetch-Site; without it (an older
+ * browser), an Origin naming another host, or `Origin: null` (a sandboxed frame, say): our pages
+ * send `Referrer-Policy: same-origin`, so their own posts carry our origin.
  */
 export function crossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.origin;
-  if (origin === undefined || origin === 'null') return false;
+  if (origin === undefined) return false; // not a browser
   try {
     return new URL(origin).host !== request.headers.host;
   } catch {

@@ -46,7 +46,7 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
       const subscriptions = (await ctx.docs.list<Stripe.Subscription>('subscription', { customer: customer.id }, { limit: 20 })).data.map((r) => r.data).filter((s) => !ENDED.includes(s.status));
       const prices = (await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })).data.map((r) => r.data).reverse();
       const invoices = (await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })).data.map((r) => r.data);
-      const notice = typeof request.query.notice === 'string' ? request.query.notice.slice(0, 400) : null;
+      const notice = ctx.notices.read(request.query.notice);
       const view = { session, customer, subscriptions, prices, invoices, card: await cardLabel(ctx, customer), notice };
       return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
     });
@@ -73,7 +73,7 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
         if (!(error instanceof StripeApiError)) throw error;
         notice = error.message;
       }
-      return reply.redirect(`/p/session/${session.id}?notice=${encodeURIComponent(notice)}`, 303);
+      return reply.redirect(`/p/session/${session.id}?notice=${ctx.notices.post(notice)}`, 303);
     });
   };
 }
