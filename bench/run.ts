@@ -4,7 +4,7 @@
 // runs S1-S5 and S2b (a backlog of late events) against both one after the other, the replay
 // command over undelivered events, then S1 with WEB_CONCURRENCY=2, on PGlite and on the embedded
 // default (no DATABASE_URL: the embedded PostgreSQL under DATA_DIR), prints the table and the
-// targets, writes the JSON, and stops everything it started, whatever happens. See bench/README.md.
+// targets, writes the JSON, and stops everything it started, whatever happens. See docs/benchmarks.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -34,7 +34,7 @@ export function comparison(row: Row): string {
 
 /**
  * CPU seconds per 1,000 requests (or events), the server's processes and PostgreSQL's: what a
- * request costs whatever the machine, for projecting capacity on paper (bench/README.md).
+ * request costs whatever the machine, for projecting capacity on paper (docs/benchmarks.md).
  */
 export function cpuPerThousand(m: Measurement): { server: number; postgres: number } {
   const per = (cores: number) => (m.requests > 0 ? (cores * m.durationS * 1000) / m.requests : NaN);
