@@ -37,11 +37,16 @@ for (const file of files) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) =>
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
+  );
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const idle = [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
+  const idle = [...self]
+    .filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)')
+    .reduce((a, [, t]) => a + t, 0);
   const busy = total - idle;
 
   const selfByFunction = new Map<string, number>();
@@ -69,9 +74,14 @@ for (const file of files) {
     [...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([name, time]) => `  ${pct(time, busy)}  ${(time / 1000).toFixed(0).padStart(7)} ms  ${name}`)
+      .map(
+        ([name, time]) =>
+          `  ${pct(time, busy)}  ${(time / 1000).toFixed(0).padStart(7)} ms  ${name}`,
+      )
       .join('\n');
-  console.log(`${file}\n  ${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(1)} s busy (${pct(busy, total).trim()}); percentages are of busy time\n`);
+  console.log(
+    `${file}\n  ${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(1)} s busy (${pct(busy, total).trim()}); percentages are of busy time\n`,
+  );
   console.log(`self time by function:\n${list(selfByFunction)}\n`);
   console.log(`self time by package / file:\n${list(selfByModule)}\n`);
   console.log(`inclusive time by package / file (on the stack):\n${list(inclusive)}\n`);

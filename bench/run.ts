@@ -8,27 +8,95 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkoutSub, openBenchDatabase, seed, userEmail, userSub, type BenchDatabase } from './lib/database.ts';
+import {
+  checkoutSub,
+  openBenchDatabase,
+  seed,
+  userEmail,
+  userSub,
+  type BenchDatabase,
+} from './lib/database.ts';
 import { embeddedPostgresPids, peakRssMb, pssMb, stopAll } from './lib/processes.ts';
-import { checkTargets, cpuPerThousand, REPLAY_SERVER, table, writeJson, type Row } from './lib/report.ts';
-import { combine, s1Profile, s2Deliveries, s3Redeliveries, s4FirstRequests, s5Checkout, type BenchContext, type Round, type Scenario, type Settings } from './lib/scenarios.ts';
+import {
+  checkTargets,
+  cpuPerThousand,
+  REPLAY_SERVER,
+  table,
+  writeJson,
+  type Row,
+} from './lib/report.ts';
+import {
+  combine,
+  s1Profile,
+  s2Deliveries,
+  s3Redeliveries,
+  s4FirstRequests,
+  s5Checkout,
+  type BenchContext,
+  type Round,
+  type Scenario,
+  type Settings,
+} from './lib/scenarios.ts';
 import { s2bBacklog } from './lib/backlog.ts';
 import { STEADY_GENERATOR } from './lib/load.ts';
 import { replayUndelivered } from './lib/replay.ts';
-import { PRICES, SERVICE_ENTRY, SERVICE_NODE_FLAGS, WEBHOOK_SECRET, buildService, startBaseline, startIssuer, startService, startSimulator, type Server, type Stack } from './lib/stack.ts';
+import {
+  PRICES,
+  SERVICE_ENTRY,
+  SERVICE_NODE_FLAGS,
+  WEBHOOK_SECRET,
+  buildService,
+  startBaseline,
+  startIssuer,
+  startService,
+  startSimulator,
+  type Server,
+  type Stack,
+} from './lib/stack.ts';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const profile = args.includes('--profile');
 const strict = args.includes('--strict');
 // The smoke run skips the two S1 variants (each a further service start-up); --only can add them.
-const only = new Set((args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? (smoke ? 'S1,S2,S3,S2b,S4,S5,replay' : 'S1,S2,S3,S2b,S4,S5,replay,cluster,pglite,embedded')).split(','));
+const only = new Set(
+  (
+    args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ??
+    (smoke ? 'S1,S2,S3,S2b,S4,S5,replay' : 'S1,S2,S3,S2b,S4,S5,replay,cluster,pglite,embedded')
+  ).split(','),
+);
 
 const settings: Settings = smoke
-  ? { connections: 32, users: 50, checkoutUsers: 100, durationS: 0.3, rounds: 1, warmupS: 0, s4Users: 20, s4Rounds: 1, s5Connections: 4, s5Rate: 100, backlogSubscriptions: 20, replayEvents: 100 }
+  ? {
+      connections: 32,
+      users: 50,
+      checkoutUsers: 100,
+      durationS: 0.3,
+      rounds: 1,
+      warmupS: 0,
+      s4Users: 20,
+      s4Rounds: 1,
+      s5Connections: 4,
+      s5Rate: 100,
+      backlogSubscriptions: 20,
+      replayEvents: 100,
+    }
   : // S5: 500 users at 200 requests/s (with warm-up, about 5 checkouts per user): the per-user checkout
     // rate limit (20 a minute) is never what S5 measures.
-    { connections: 32, users: 1000, checkoutUsers: 500, durationS: 10, rounds: 2, warmupS: 3, s4Users: 200, s4Rounds: 5, s5Connections: 8, s5Rate: 200, backlogSubscriptions: 1000, replayEvents: 10_000 };
+    {
+      connections: 32,
+      users: 1000,
+      checkoutUsers: 500,
+      durationS: 10,
+      rounds: 2,
+      warmupS: 3,
+      s4Users: 200,
+      s4Rounds: 5,
+      s5Connections: 8,
+      s5Rate: 200,
+      backlogSubscriptions: 1000,
+      replayEvents: 10_000,
+    };
 
 const durationArg = args.find((a) => a.startsWith('--duration='));
 if (durationArg) settings.durationS = Number(durationArg.slice('--duration='.length));
@@ -37,7 +105,8 @@ const resultsDir = resolve('bench/results');
 const logsDir = join(resultsDir, 'logs');
 const startedAt = performance.now();
 const loadAtStart = loadavg()[0]!;
-const progress = (message: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
+const progress = (message: string) =>
+  console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
 
 const rows: Row[] = [];
 /** What must be closed at the end, filled in as it starts. */
@@ -54,9 +123,19 @@ async function run(): Promise<void> {
   progress(`PostgreSQL: ${db.origin}`);
   const issuer = (opened.issuer = await startIssuer());
   const simulator = await startSimulator(db.url, logsDir);
-  const stack: Stack = { databaseUrl: db.url, issuer, simulatorUrl: simulator.url, logsDir, dataDir };
+  const stack: Stack = {
+    databaseUrl: db.url,
+    issuer,
+    simulatorUrl: simulator.url,
+    logsDir,
+    dataDir,
+  };
   const baseCreated = Math.floor(Date.now() / 1000) - 7 * 86_400;
-  const userIds = await seed(db.pool, { users: settings.users, checkoutUsers: settings.checkoutUsers, baseCreated });
+  const userIds = await seed(db.pool, {
+    users: settings.users,
+    checkoutUsers: settings.checkoutUsers,
+    baseCreated,
+  });
   const sign = (sub: string) => issuer.token(sub, { email: userEmail(sub) });
   const ctx: BenchContext = {
     settings,
@@ -64,16 +143,23 @@ async function run(): Promise<void> {
     databaseUrl: db.url,
     simulatorUrl: simulator.url,
     userTokens: await Promise.all(userIds.map((_, i) => sign(userSub(i)))),
-    checkoutTokens: await Promise.all(Array.from({ length: settings.checkoutUsers }, (_, i) => sign(checkoutSub(i)))),
+    checkoutTokens: await Promise.all(
+      Array.from({ length: settings.checkoutUsers }, (_, i) => sign(checkoutSub(i))),
+    ),
     events: { webhookSecret: WEBHOOK_SECRET, userIds, baseCreated, prices: PRICES },
     nextSeq: 1,
     newToken: sign,
   };
-  progress(`seeded ${settings.users} users with subscriptions and ${settings.checkoutUsers} without; starting the baseline and the service`);
+  progress(
+    `seeded ${settings.users} users with subscriptions and ${settings.checkoutUsers} without; starting the baseline and the service`,
+  );
   const cpuProfileDir = profile ? join(resultsDir, 'profiles') : undefined;
   const [baseline, service] = await Promise.all([
     startBaseline(stack, cpuProfileDir && join(cpuProfileDir, 'baseline')),
-    startService(stack, { name: 'service', cpuProfileDir: cpuProfileDir && join(cpuProfileDir, 'service') }),
+    startService(stack, {
+      name: 'service',
+      cpuProfileDir: cpuProfileDir && join(cpuProfileDir, 'service'),
+    }),
   ]);
 
   /** Baseline and service, prepared, then measured in alternating rounds (B S S B ...), then verified. */
@@ -105,24 +191,51 @@ async function run(): Promise<void> {
     await work.prepare(server);
     const rounds: Round[] = [];
     for (let i = 0; i < settings.rounds; i++) rounds.push(await work.round(server, i));
-    rows.push({ scenario, server: server.name, m: { ...combine(rounds), ...(await work.verify(server)) }, against });
+    rows.push({
+      scenario,
+      server: server.name,
+      m: { ...combine(rounds), ...(await work.verify(server)) },
+      against,
+    });
   };
   const c = settings.connections;
   let s1: Row | undefined;
   const r = settings.rounds;
-  if (only.has('S1')) s1 = await pair(`S1 GET /users/me, ${settings.users} users, ${c} conn`, s1Profile(ctx), r);
+  if (only.has('S1'))
+    s1 = await pair(`S1 GET /users/me, ${settings.users} users, ${c} conn`, s1Profile(ctx), r);
   if (only.has('S2') || only.has('S3')) {
     const s2 = s2Deliveries(ctx);
     await pair(`S2 webhook, unique events, ${c} conn`, s2, r);
-    if (only.has('S3')) await pair(`S3 webhook, redeliveries, ${c} conn`, s3Redeliveries(ctx, s2.processed), r);
+    if (only.has('S3'))
+      await pair(`S3 webhook, redeliveries, ${c} conn`, s3Redeliveries(ctx, s2.processed), r);
   }
-  if (only.has('S2b')) await pair(`S2b webhook, late events, ${settings.backlogSubscriptions} re-read subscriptions, ${c} conn`, s2bBacklog(ctx), r);
-  if (only.has('S4')) await pair(`S4 ${settings.s4Users} concurrent first requests`, s4FirstRequests(ctx), settings.s4Rounds, true);
-  if (only.has('S5')) await single(`S5 checkout, simulator, ${settings.s5Rate} req/s offered`, service, s5Checkout(ctx));
+  if (only.has('S2b'))
+    await pair(
+      `S2b webhook, late events, ${settings.backlogSubscriptions} re-read subscriptions, ${c} conn`,
+      s2bBacklog(ctx),
+      r,
+    );
+  if (only.has('S4'))
+    await pair(
+      `S4 ${settings.s4Users} concurrent first requests`,
+      s4FirstRequests(ctx),
+      settings.s4Rounds,
+      true,
+    );
+  if (only.has('S5'))
+    await single(
+      `S5 checkout, simulator, ${settings.s5Rate} req/s offered`,
+      service,
+      s5Checkout(ctx),
+    );
   await Promise.all([service.stop(), baseline.stop()]);
   if (only.has('replay')) {
     progress(`replay: ${settings.replayEvents} undelivered events`);
-    rows.push({ scenario: `replay ${settings.replayEvents} undelivered events (payments:replay)`, server: REPLAY_SERVER, m: await replayUndelivered(ctx, stack) });
+    rows.push({
+      scenario: `replay ${settings.replayEvents} undelivered events (payments:replay)`,
+      server: REPLAY_SERVER,
+      m: await replayUndelivered(ctx, stack),
+    });
   }
   if (only.has('cluster') && !smoke && s1 !== undefined) {
     progress('S1: service with WEB_CONCURRENCY=2');
@@ -132,22 +245,34 @@ async function run(): Promise<void> {
   }
   if (only.has('pglite') && s1 !== undefined) {
     progress('S1: service on PGlite (memory://)');
-    const embedded = await startService(stack, { name: 'service PGlite', databaseUrl: 'memory://', nodeEnv: 'development' });
+    const embedded = await startService(stack, {
+      name: 'service PGlite',
+      databaseUrl: 'memory://',
+      nodeEnv: 'development',
+    });
     await single(`${s1.scenario}, PGlite`, embedded, s1Profile(ctx), s1.against);
     await embedded.stop();
   }
   if (only.has('embedded') && s1 !== undefined) {
-    progress('S1: service on the embedded default (DATABASE_URL unset: embedded PostgreSQL under DATA_DIR)');
+    progress(
+      'S1: service on the embedded default (DATABASE_URL unset: embedded PostgreSQL under DATA_DIR)',
+    );
     // A DATA_DIR of its own beside the other (as root, the embedded server's user must be able to enter it).
     const embeddedDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
-    const embedded = await startService({ ...stack, dataDir: embeddedDir }, { name: 'service embedded', databaseUrl: '' });
+    const embedded = await startService(
+      { ...stack, dataDir: embeddedDir },
+      { name: 'service embedded', databaseUrl: '' },
+    );
     // VmHWM now is start-up's peak; watchUsage resets it for each round, so keep it apart.
     const startupPeakMb = peakRssMb(embedded.managed.child.pid!);
     await single(`${s1.scenario}, embedded`, embedded, s1Profile(ctx), s1);
     const row = rows.at(-1)!;
     row.m.rssMb = Math.max(row.m.rssMb, startupPeakMb);
     const cluster = embeddedPostgresPids(embedded.managed.child.pid!);
-    row.m.notes.push(`peak RSS ${row.m.rssMb.toFixed(0)} MB since start-up (start-up alone ${startupPeakMb.toFixed(0)} MB)`, `embedded PostgreSQL: ${cluster.length} processes, ${pssMb(cluster).toFixed(0)} MB PSS in all`);
+    row.m.notes.push(
+      `peak RSS ${row.m.rssMb.toFixed(0)} MB since start-up (start-up alone ${startupPeakMb.toFixed(0)} MB)`,
+      `embedded PostgreSQL: ${cluster.length} processes, ${pssMb(cluster).toFixed(0)} MB PSS in all`,
+    );
     await embedded.stop();
     rmSync(embeddedDir, { recursive: true, force: true });
   }
@@ -158,7 +283,9 @@ try {
   await run();
 } catch (error) {
   failure = error;
-  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
 } finally {
   progress('stopping everything');
   await stopAll();
@@ -170,14 +297,37 @@ const seconds = (performance.now() - startedAt) / 1000;
 const targets = checkTargets(rows);
 const load = `load average ${loadAtStart.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (2 cores: above ~3 something else was busy)`;
 const service = { entry: SERVICE_ENTRY, nodeFlags: SERVICE_NODE_FLAGS };
-console.log(`\nBenchmark ${smoke ? '(smoke) ' : ''}- ${new Date().toISOString()}, node ${process.version}, ${seconds.toFixed(0)} s in all, ${load}`);
-console.log(`service: node ${[...service.nodeFlags, service.entry].join(' ')}; steady load from ${STEADY_GENERATOR}${STEADY_GENERATOR === 'wrk' ? ' (S5 at a fixed rate: autocannon)' : ''}\n`);
+console.log(
+  `\nBenchmark ${smoke ? '(smoke) ' : ''}- ${new Date().toISOString()}, node ${process.version}, ${seconds.toFixed(0)} s in all, ${load}`,
+);
+console.log(
+  `service: node ${[...service.nodeFlags, service.entry].join(' ')}; steady load from ${STEADY_GENERATOR}${STEADY_GENERATOR === 'wrk' ? ' (S5 at a fixed rate: autocannon)' : ''}\n`,
+);
 console.log(table(rows));
 console.log('\nTargets (issues 5 and 13):');
-for (const t of targets) console.log(`  ${t.met === null ? '-  ' : t.met ? 'MET' : 'NOT'}  ${t.name}: ${t.detail}`);
-const file = writeJson(resultsDir, { smoke, settings, seconds, load, node: process.version, service, loadGenerator: STEADY_GENERATOR, rows: rows.map(({ against, ...row }) => ({ ...row, cpuSecondsPer1000: cpuPerThousand(row.m), against: against?.server })), targets, error: failure ? String(failure) : null });
+for (const t of targets)
+  console.log(`  ${t.met === null ? '-  ' : t.met ? 'MET' : 'NOT'}  ${t.name}: ${t.detail}`);
+const file = writeJson(resultsDir, {
+  smoke,
+  settings,
+  seconds,
+  load,
+  node: process.version,
+  service,
+  loadGenerator: STEADY_GENERATOR,
+  rows: rows.map(({ against, ...row }) => ({
+    ...row,
+    cpuSecondsPer1000: cpuPerThousand(row.m),
+    against: against?.server,
+  })),
+  targets,
+  error: failure ? String(failure) : null,
+});
 console.log(`\nJSON: ${file}; server logs: ${logsDir}`);
 const problems = rows.filter((r) => r.m.problems.length > 0);
-if (problems.length > 0) console.log(`\nCHECKS FAILED in ${problems.map((r) => `${r.scenario} / ${r.server}`).join(', ')} (see the checks column)`);
+if (problems.length > 0)
+  console.log(
+    `\nCHECKS FAILED in ${problems.map((r) => `${r.scenario} / ${r.server}`).join(', ')} (see the checks column)`,
+  );
 // 1: it did not run. With --strict, 2: it ran but a check failed (lost, doubled or stale events, errors).
 process.exit(failure !== null || rows.length === 0 ? 1 : strict && problems.length > 0 ? 2 : 0);

@@ -25,8 +25,11 @@ function workspaceEntries() {
   const entries = new Map();
   const packagesDir = join(root, 'packages');
   for (const dir of existsSync(packagesDir) ? readdirSync(packagesDir) : []) {
-    const { name, exports = {} } = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8'));
-    for (const [subpath, file] of Object.entries(exports)) entries.set(name + subpath.slice(1), join(packagesDir, dir, file));
+    const { name, exports = {} } = JSON.parse(
+      readFileSync(join(packagesDir, dir, 'package.json'), 'utf8'),
+    );
+    for (const [subpath, file] of Object.entries(exports))
+      entries.set(name + subpath.slice(1), join(packagesDir, dir, file));
   }
   return entries;
 }
@@ -35,7 +38,9 @@ const bundleWorkspacePackages = {
   name: 'bundle-workspace-packages',
   setup(build) {
     const entries = workspaceEntries();
-    build.onResolve({ filter: /^@/ }, ({ path }) => (entries.has(path) ? { path: entries.get(path) } : undefined));
+    build.onResolve({ filter: /^@/ }, ({ path }) =>
+      entries.has(path) ? { path: entries.get(path) } : undefined,
+    );
   },
 };
 

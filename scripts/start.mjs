@@ -5,6 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const built = spawnSync(process.execPath, [fileURLToPath(new URL('build.mjs', import.meta.url))], { stdio: 'inherit' });
+const built = spawnSync(process.execPath, [fileURLToPath(new URL('build.mjs', import.meta.url))], {
+  stdio: 'inherit',
+});
 if (built.status !== 0) process.exit(built.status ?? 1);
 await import('../dist/server.mjs');

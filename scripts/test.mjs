@@ -13,7 +13,9 @@ const walk = (dir) =>
     const path = join(dir, name);
     return statSync(path).isDirectory() ? walk(path) : path.endsWith('.test.ts') ? [path] : [];
   });
-const packageTests = readdirSync('packages').map((name) => join('packages', name, 'test')).filter((dir) => existsSync(dir));
+const packageTests = readdirSync('packages')
+  .map((name) => join('packages', name, 'test'))
+  .filter((dir) => existsSync(dir));
 const files = ['test', ...packageTests]
   .flatMap(walk)
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
@@ -22,10 +24,14 @@ const files = ['test', ...packageTests]
 function run(label, env) {
   console.log(`\n=== ${label}: ${files.length} test files ===`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;
@@ -33,17 +39,27 @@ function run(label, env) {
     });
     child.on('close', (code) => {
       const count = (name) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(output)?.[1] ?? 0);
-      resolve({ code, pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') + count('todo') });
+      resolve({
+        code,
+        pass: count('pass'),
+        fail: count('fail') + count('cancelled'),
+        skipped: count('skipped') + count('todo'),
+      });
     });
   });
 }
 
 function startThrowawayPostgres() {
-  const hasBinaries = spawnSync('sh', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb || command -v initdb'], { stdio: 'ignore' }).status === 0;
+  const hasBinaries =
+    spawnSync('sh', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb || command -v initdb'], {
+      stdio: 'ignore',
+    }).status === 0;
   if (!hasBinaries) return null;
   const dir = join(tmpdir(), `billing-test-pg-${process.pid}`);
   const port = String(20000 + (process.pid % 20000));
-  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', dir, port], { encoding: 'utf8' });
+  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', dir, port], {
+    encoding: 'utf8',
+  });
   if (started.status !== 0) {
     console.error(`could not start PostgreSQL: ${started.stderr}`);
     return null;
@@ -60,10 +76,15 @@ const throwaway = process.env.TEST_POSTGRES_URL ? null : startThrowawayPostgres(
 const postgresUrl = process.env.TEST_POSTGRES_URL ?? throwaway?.url;
 try {
   if (postgresUrl) {
-    results.push(await run('PostgreSQL', { TEST_DATABASE: 'postgres', TEST_POSTGRES_URL: postgresUrl }));
+    results.push(
+      await run('PostgreSQL', { TEST_DATABASE: 'postgres', TEST_POSTGRES_URL: postgresUrl }),
+    );
   } else {
-    console.log('\nPostgreSQL half SKIPPED: no TEST_POSTGRES_URL and no PostgreSQL binaries on this machine.');
-    if (process.env.REQUIRE_POSTGRES === '1') results.push({ code: 1, pass: 0, fail: 1, skipped: 0 });
+    console.log(
+      '\nPostgreSQL half SKIPPED: no TEST_POSTGRES_URL and no PostgreSQL binaries on this machine.',
+    );
+    if (process.env.REQUIRE_POSTGRES === '1')
+      results.push({ code: 1, pass: 0, fail: 1, skipped: 0 });
   }
 } finally {
   throwaway?.stop();

@@ -67,13 +67,18 @@ const IDLE_SOCKET_TIMEOUT_MS = 60_000;
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** The Fastify instance with the production settings, parsers and error handling, before any route. */
-export function createFastify(options: AppOptions & { requestTimeoutMs?: number }): FastifyInstance {
+export function createFastify(
+  options: AppOptions & { requestTimeoutMs?: number },
+): FastifyInstance {
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: options.logger,
     requestTimeout,
     connectionTimeout: IDLE_SOCKET_TIMEOUT_MS,
-    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    http: {
+      headersTimeout: requestTimeout,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
     logController: new AccessLog(),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
@@ -95,15 +100,23 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   observeRequests(app, services.metrics);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
-  if (services.http.corsOrigins.length > 0) await app.register(cors, { origin: services.http.corsOrigins });
+  if (services.http.corsOrigins.length > 0)
+    await app.register(cors, { origin: services.http.corsOrigins });
   // Limits are declared per route (checkout, portal); nothing is limited by default.
   await app.register(rateLimit, { global: false });
 
   await app.register(healthRoutes(services.checkReady));
-  if (services.http.metrics.onApiPort) await app.register(metricsRoutes(services.metrics, services.http.metrics));
+  if (services.http.metrics.onApiPort)
+    await app.register(metricsRoutes(services.metrics, services.http.metrics));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
-  await app.register(checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
-  await app.register(portalRoutes(services.portal, services.verifier, services.http.checkoutRateLimit), { prefix: '/api/v1' });
+  await app.register(
+    checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit),
+    { prefix: '/api/v1' },
+  );
+  await app.register(
+    portalRoutes(services.portal, services.verifier, services.http.checkoutRateLimit),
+    { prefix: '/api/v1' },
+  );
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });
   for (const plugin of services.devRoutes) await app.register(plugin);
   return app;

@@ -7,7 +7,13 @@ import type { Services } from './app.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations } from './adapters/database/migrate.ts';
 import { createEventLedger } from './adapters/database/event-ledger.ts';
-import { openDatabase, openMigratedDatabase, reachDatabase, serveDatabase, type DatabaseServer } from './adapters/database/open.ts';
+import {
+  openDatabase,
+  openMigratedDatabase,
+  reachDatabase,
+  serveDatabase,
+  type DatabaseServer,
+} from './adapters/database/open.ts';
 import { createStore } from './adapters/database/store.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import type { ReachableDatabaseConfig } from './config.ts';
@@ -51,14 +57,27 @@ interface Identity {
 async function composeIdentity(config: Config, logger: Logger): Promise<Identity> {
   const { identity } = config;
   if (identity.kind === 'oidc') {
-    const onFetchError = (error: Error) => logger.warn({ err: error.message }, 'identity provider unavailable; cached keys still verify, next attempt after the back-off');
+    const onFetchError = (error: Error) =>
+      logger.warn(
+        { err: error.message },
+        'identity provider unavailable; cached keys still verify, next attempt after the back-off',
+      );
     const issuer = connectOidcIssuer(identity.issuer, identity.jwksUrl, onFetchError);
-    const verifier = createJwtVerifier({ ...identity, keys: issuer.keys, fetchEmail: issuer.fetchEmail });
+    const verifier = createJwtVerifier({
+      ...identity,
+      keys: issuer.keys,
+      fetchEmail: issuer.fetchEmail,
+    });
     return { verifier, devIssuer: null, devRoutes: [] };
   }
   const key = await loadOrCreateSigningKey(config.dataDir);
   const issuer = devIssuerUrl(config.host, config.port);
-  const verifier = createJwtVerifier({ issuer, audience: identity.audience, keys: localKeys(key), emailClaim: identity.emailClaim });
+  const verifier = createJwtVerifier({
+    issuer,
+    audience: identity.audience,
+    keys: localKeys(key),
+    emailClaim: identity.emailClaim,
+  });
   return { verifier, devIssuer: issuer, devRoutes: [devIdentityProviderRoutes(issuer, key)] };
 }
 
@@ -70,7 +89,8 @@ export function tierPolicy(config: Config): TierPolicy {
 // The simulator keeps its state in a database of its own: on PostgreSQL a small pool of its own (the
 // same database, its sim_* tables); on PGlite a second instance, since the service may ask the
 // provider to re-read a subscription while its single PGlite connection is inside a transaction.
-const simulatorDatabase = (reach: ReachableDatabaseConfig): ReachableDatabaseConfig => (reach.kind === 'postgres' ? { ...reach, poolSize: 4 } : reach);
+const simulatorDatabase = (reach: ReachableDatabaseConfig): ReachableDatabaseConfig =>
+  reach.kind === 'postgres' ? { ...reach, poolSize: 4 } : reach;
 
 /**
  * The whole service. It owns the embedded database (a second service on the same DATA_DIR is
@@ -88,15 +108,29 @@ export async function compose(config: Config, { worker = false } = {}): Promise<
   }
 }
 
-async function composeOn(config: Config, server: DatabaseServer, logger: Logger, migrate: boolean): Promise<Composition> {
-  const { db, applied } = migrate ? await openMigratedDatabase(server.reach) : { db: await openDatabase(server.reach), applied: [] };
+async function composeOn(
+  config: Config,
+  server: DatabaseServer,
+  logger: Logger,
+  migrate: boolean,
+): Promise<Composition> {
+  const { db, applied } = migrate
+    ? await openMigratedDatabase(server.reach)
+    : { db: await openDatabase(server.reach), applied: [] };
   const store = createStore(db);
   const identity = await composeIdentity(config, logger);
   // Loaded only for the simulator: with a real provider no line of the simulator package is loaded.
-  const embedded = config.payments.kind === 'simulator' ? await import('./dev/embedded-simulator.ts') : null;
+  const embedded =
+    config.payments.kind === 'simulator' ? await import('./dev/embedded-simulator.ts') : null;
   const simulatorDb = embedded ? await openDatabase(simulatorDatabase(server.reach)) : null;
-  const simulator = embedded && simulatorDb ? await embedded.startEmbeddedSimulator(config, simulatorDb, logger) : null;
-  const stripe = createStripeClient(config.payments.apiKey, simulator?.url ?? (config.payments.kind === 'stripe' ? config.payments.apiBase : null));
+  const simulator =
+    embedded && simulatorDb
+      ? await embedded.startEmbeddedSimulator(config, simulatorDb, logger)
+      : null;
+  const stripe = createStripeClient(
+    config.payments.apiKey,
+    simulator?.url ?? (config.payments.kind === 'stripe' ? config.payments.apiBase : null),
+  );
   const payments = createStripePayments(stripe, logger);
   const policy = tierPolicy(config);
   const metrics = createPrometheusMetrics(() => db.poolStats());
@@ -128,12 +162,23 @@ async function composeOn(config: Config, server: DatabaseServer, logger: Logger,
       checkoutRateLimit: config.checkoutRateLimit,
       requestTimeoutMs: config.requestTimeoutMs,
       // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
-      metrics: { onApiPort: config.metrics.apiPort, token: config.metrics.token, localNames: config.localNames },
+      metrics: {
+        onApiPort: config.metrics.apiPort,
+        token: config.metrics.token,
+        localNames: config.localNames,
+      },
     },
     devRoutes: [...identity.devRoutes],
   };
   if (embedded && simulator) {
-    const pages = { ...services, policy, simulatorUrl: simulator.url, issuer: identity.devIssuer, perUserPerMinute: config.checkoutRateLimit, localNames: config.localNames };
+    const pages = {
+      ...services,
+      policy,
+      simulatorUrl: simulator.url,
+      issuer: identity.devIssuer,
+      perUserPerMinute: config.checkoutRateLimit,
+      localNames: config.localNames,
+    };
     services.devRoutes.push(embedded.developmentPages(pages));
   }
   return {

@@ -3,17 +3,25 @@
 import { resolve } from 'node:path';
 
 /** A database this process connects to as it is. */
-export type ReachableDatabaseConfig = { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite' }; // PGlite: in memory
+export type ReachableDatabaseConfig =
+  { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite' }; // PGlite: in memory
 
 /** Or the embedded PostgreSQL under DATA_DIR, which its owner starts first (adapters/database/open.ts). */
-export type DatabaseConfig = ReachableDatabaseConfig | { kind: 'embedded'; dataDir: string; poolSize: number };
+export type DatabaseConfig =
+  ReachableDatabaseConfig | { kind: 'embedded'; dataDir: string; poolSize: number };
 
 export type IdentityConfig =
   | { kind: 'dev'; audience: string; emailClaim: string }
   | { kind: 'oidc'; issuer: string; audience: string; jwksUrl: string | null; emailClaim: string };
 
 export type PaymentsConfig =
-  | { kind: 'simulator'; apiKey: string; simulatorHost: string; simulatorPort: number; livemode: false }
+  | {
+      kind: 'simulator';
+      apiKey: string;
+      simulatorHost: string;
+      simulatorPort: number;
+      livemode: false;
+    }
   | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
 
 /** Where /metrics is served: on its own listener (port), or on the API port when apiPort is true. */
@@ -78,7 +86,11 @@ function text(env: Env, name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-function integer(env: Env, name: string, { fallback, min, max }: { fallback: number; min: number; max: number }): number {
+function integer(
+  env: Env,
+  name: string,
+  { fallback, min, max }: { fallback: number; min: number; max: number },
+): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -103,7 +115,10 @@ function httpUrl(name: string, raw: string): URL {
 function nodeEnv(env: Env): Config['nodeEnv'] {
   const value = text(env, 'NODE_ENV') ?? 'development';
   if (value !== 'production' && value !== 'development' && value !== 'test') {
-    throw new ConfigError('NODE_ENV', `must be production, development or test, got ${quoted(value)}`);
+    throw new ConfigError(
+      'NODE_ENV',
+      `must be production, development or test, got ${quoted(value)}`,
+    );
   }
   return value;
 }
@@ -113,7 +128,11 @@ function database(env: Env, dataDir: string, production: boolean): DatabaseConfi
   const poolSize = () => integer(env, 'DATABASE_POOL_SIZE', { fallback: 10, min: 1, max: 500 });
   if (url === undefined) return { kind: 'embedded', dataDir, poolSize: poolSize() };
   if (url === 'memory://') {
-    if (production) throw new ConfigError('DATABASE_URL', 'cannot be memory:// when NODE_ENV=production (everything would be lost on restart)');
+    if (production)
+      throw new ConfigError(
+        'DATABASE_URL',
+        'cannot be memory:// when NODE_ENV=production (everything would be lost on restart)',
+      );
     return { kind: 'pglite' };
   }
   if (/^postgres(ql)?:\/\/[^/]/.test(url)) return { kind: 'postgres', url, poolSize: poolSize() };
@@ -126,12 +145,17 @@ function identity(env: Env, production: boolean): IdentityConfig {
   const audience = text(env, 'IDP_AUDIENCE');
   const jwksUrl = text(env, 'IDP_JWKS_URL');
   if (issuer === undefined) {
-    if (production) throw new ConfigError('IDP_ISSUER', 'is required when NODE_ENV=production (the development identity provider is refused)');
+    if (production)
+      throw new ConfigError(
+        'IDP_ISSUER',
+        'is required when NODE_ENV=production (the development identity provider is refused)',
+      );
     if (jwksUrl !== undefined) throw new ConfigError('IDP_JWKS_URL', 'needs IDP_ISSUER to be set');
     return { kind: 'dev', audience: audience ?? DEV_IDP_AUDIENCE, emailClaim };
   }
   httpUrl('IDP_ISSUER', issuer);
-  if (audience === undefined) throw new ConfigError('IDP_AUDIENCE', 'is required when IDP_ISSUER is set');
+  if (audience === undefined)
+    throw new ConfigError('IDP_AUDIENCE', 'is required when IDP_ISSUER is set');
   if (jwksUrl !== undefined) httpUrl('IDP_JWKS_URL', jwksUrl);
   return { kind: 'oidc', issuer, audience, jwksUrl: jwksUrl ?? null, emailClaim };
 }
@@ -141,15 +165,33 @@ function payments(env: Env, production: boolean): PaymentsConfig {
   const apiBase = text(env, 'PAYMENTS_API_BASE');
   if (apiBase !== undefined) httpUrl('PAYMENTS_API_BASE', apiBase);
   if (apiKey === undefined) {
-    if (production) throw new ConfigError('PAYMENTS_API_KEY', 'is required when NODE_ENV=production (the payment simulator is refused)');
-    if (apiBase !== undefined) throw new ConfigError('PAYMENTS_API_BASE', 'needs PAYMENTS_API_KEY to be set');
-    const simulatorPort = integer(env, 'PAYMENTS_SIMULATOR_PORT', { fallback: 12111, min: 0, max: 65535 });
+    if (production)
+      throw new ConfigError(
+        'PAYMENTS_API_KEY',
+        'is required when NODE_ENV=production (the payment simulator is refused)',
+      );
+    if (apiBase !== undefined)
+      throw new ConfigError('PAYMENTS_API_BASE', 'needs PAYMENTS_API_KEY to be set');
+    const simulatorPort = integer(env, 'PAYMENTS_SIMULATOR_PORT', {
+      fallback: 12111,
+      min: 0,
+      max: 65535,
+    });
     // Loopback whatever HOST says: the dashboard shows every customer's e-mail and cancel buttons.
     const simulatorHost = text(env, 'PAYMENTS_SIMULATOR_HOST') ?? '127.0.0.1';
-    return { kind: 'simulator', apiKey: SIMULATOR_API_KEY, simulatorHost, simulatorPort, livemode: false };
+    return {
+      kind: 'simulator',
+      apiKey: SIMULATOR_API_KEY,
+      simulatorHost,
+      simulatorPort,
+      livemode: false,
+    };
   }
   if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(apiKey)) {
-    throw new ConfigError('PAYMENTS_API_KEY', 'must be a secret or restricted key (sk_test_..., sk_live_..., rk_...)');
+    throw new ConfigError(
+      'PAYMENTS_API_KEY',
+      'must be a secret or restricted key (sk_test_..., sk_live_..., rk_...)',
+    );
   }
   return { kind: 'stripe', apiKey, apiBase: apiBase ?? null, livemode: apiKey.includes('_live_') };
 }
@@ -157,16 +199,26 @@ function payments(env: Env, production: boolean): PaymentsConfig {
 function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig, production: boolean): string[] {
   const raw = text(env, 'PAYMENTS_WEBHOOK_SECRET');
   if (raw === undefined) {
-    if (paymentsConfig.kind === 'stripe') throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'is required when PAYMENTS_API_KEY is set');
+    if (paymentsConfig.kind === 'stripe')
+      throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'is required when PAYMENTS_API_KEY is set');
     return [SIMULATOR_WEBHOOK_SECRET];
   }
-  const secrets = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const secrets = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (secrets.length === 0 || secrets.some((s) => !/^whsec_\S+$/.test(s))) {
-    throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', 'must be one or more comma-separated whsec_... secrets');
+    throw new ConfigError(
+      'PAYMENTS_WEBHOOK_SECRET',
+      'must be one or more comma-separated whsec_... secrets',
+    );
   }
   // The simulator's secret is published in this repository: anyone could sign events with it.
   if (production && secrets.includes(SIMULATOR_WEBHOOK_SECRET)) {
-    throw new ConfigError('PAYMENTS_WEBHOOK_SECRET', `cannot be the simulator's published ${SIMULATOR_WEBHOOK_SECRET} when NODE_ENV=production`);
+    throw new ConfigError(
+      'PAYMENTS_WEBHOOK_SECRET',
+      `cannot be the simulator's published ${SIMULATOR_WEBHOOK_SECRET} when NODE_ENV=production`,
+    );
   }
   return secrets;
 }
@@ -174,14 +226,22 @@ function webhookSecrets(env: Env, paymentsConfig: PaymentsConfig, production: bo
 function prices(env: Env, paymentsConfig: PaymentsConfig): Map<string, string> {
   const raw = text(env, 'BILLING_PRICES');
   if (raw === undefined && paymentsConfig.kind === 'stripe') {
-    throw new ConfigError('BILLING_PRICES', 'is required when PAYMENTS_API_KEY is set (e.g. pro=price_123)');
+    throw new ConfigError(
+      'BILLING_PRICES',
+      'is required when PAYMENTS_API_KEY is set (e.g. pro=price_123)',
+    );
   }
   const result = new Map<string, string>();
   for (const entry of (raw ?? SIMULATOR_PRICES).split(',')) {
     const match = /^\s*([a-z][a-z0-9_-]*)\s*=\s*(price_[A-Za-z0-9_]+)\s*$/.exec(entry);
-    if (!match) throw new ConfigError('BILLING_PRICES', `must look like "pro=price_123,team=price_456", got ${quoted(entry.trim())}`);
+    if (!match)
+      throw new ConfigError(
+        'BILLING_PRICES',
+        `must look like "pro=price_123,team=price_456", got ${quoted(entry.trim())}`,
+      );
     const [, tier, priceId] = match as unknown as [string, string, string];
-    if (tier === 'free') throw new ConfigError('BILLING_PRICES', 'cannot name a tier "free": it is the unpaid tier');
+    if (tier === 'free')
+      throw new ConfigError('BILLING_PRICES', 'cannot name a tier "free": it is the unpaid tier');
     if (result.has(tier)) throw new ConfigError('BILLING_PRICES', `names tier "${tier}" twice`);
     result.set(tier, priceId);
   }
@@ -194,29 +254,51 @@ function origins(env: Env, name: string, fallback: string[]): string[] {
   return raw.split(',').map((entry) => {
     const url = httpUrl(name, entry.trim());
     if (url.origin !== entry.trim().replace(/\/$/, '')) {
-      throw new ConfigError(name, `must list bare origins like https://app.example.com, got ${quoted(entry.trim())}`);
+      throw new ConfigError(
+        name,
+        `must list bare origins like https://app.example.com, got ${quoted(entry.trim())}`,
+      );
     }
     return url.origin;
   });
 }
 
-export const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+export const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^127\./.test(host);
 
 /** Names of this machine that development pages and token-less /metrics answer to (local-hosts.ts). */
-const localNames = (appUrl: URL, host: string): string[] => [...new Set([appUrl.hostname.replace(/^\[|\]$/g, ''), ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
+const localNames = (appUrl: URL, host: string): string[] => [
+  ...new Set([
+    appUrl.hostname.replace(/^\[|\]$/g, ''),
+    ...(host === '0.0.0.0' || host === '::' ? [] : [host]),
+  ]),
+];
 
 // /metrics shows the Node version and business counters: on its own listener (METRICS_PORT,
 // loopback unless METRICS_HOST says), or on the API port when a token guards it, or, in
 // development only, when the API port is loopback-only. Production needs a token or a port: the
 // loopback API port is also what a reverse proxy on the same host forwards to.
 function metrics(env: Env, apiHost: string, production: boolean): MetricsConfig {
-  const port = text(env, 'METRICS_PORT') === undefined ? null : integer(env, 'METRICS_PORT', { fallback: 0, min: 0, max: 65535 });
+  const port =
+    text(env, 'METRICS_PORT') === undefined
+      ? null
+      : integer(env, 'METRICS_PORT', { fallback: 0, min: 0, max: 65535 });
   const token = text(env, 'METRICS_TOKEN') ?? null;
-  if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token)) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 printable characters without spaces');
+  if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token))
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      'must be at least 16 printable characters without spaces',
+    );
   const host = text(env, 'METRICS_HOST') ?? '127.0.0.1';
-  if (port === null && text(env, 'METRICS_HOST') !== undefined) throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT to be set');
+  if (port === null && text(env, 'METRICS_HOST') !== undefined)
+    throw new ConfigError('METRICS_HOST', 'needs METRICS_PORT to be set');
   const apiPort = port === null && (token !== null || (!production && isLoopback(apiHost)));
-  const off = port !== null || apiPort ? null : production ? 'NODE_ENV=production needs METRICS_TOKEN or METRICS_PORT' : 'HOST is not loopback';
+  const off =
+    port !== null || apiPort
+      ? null
+      : production
+        ? 'NODE_ENV=production needs METRICS_TOKEN or METRICS_PORT'
+        : 'HOST is not loopback';
   return { port, host, token, apiPort, off };
 }
 
@@ -224,7 +306,11 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 function logLevel(env: Env): string {
   const value = text(env, 'LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(value)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(value)}`);
+  if (!LOG_LEVELS.includes(value))
+    throw new ConfigError(
+      'LOG_LEVEL',
+      `must be one of ${LOG_LEVELS.join(', ')}, got ${quoted(value)}`,
+    );
   return value;
 }
 
@@ -239,12 +325,21 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const priceMap = prices(env, paymentsConfig);
   const defaultPlan = text(env, 'BILLING_DEFAULT_PLAN') ?? [...priceMap.keys()][0]!;
   if (!priceMap.has(defaultPlan)) {
-    throw new ConfigError('BILLING_DEFAULT_PLAN', `must be one of the tiers of BILLING_PRICES (${[...priceMap.keys()].join(', ')}), got ${quoted(defaultPlan)}`);
+    throw new ConfigError(
+      'BILLING_DEFAULT_PLAN',
+      `must be one of the tiers of BILLING_PRICES (${[...priceMap.keys()].join(', ')}), got ${quoted(defaultPlan)}`,
+    );
   }
-  const appUrl = httpUrl('APP_URL', text(env, 'APP_URL') ?? `http://127.0.0.1:${port === 0 ? 8000 : port}`);
+  const appUrl = httpUrl(
+    'APP_URL',
+    text(env, 'APP_URL') ?? `http://127.0.0.1:${port === 0 ? 8000 : port}`,
+  );
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', { fallback: 1, min: 1, max: 64 });
   if (webConcurrency > 1 && db.kind === 'pglite') {
-    throw new ConfigError('WEB_CONCURRENCY', 'above 1 needs PostgreSQL, embedded (DATABASE_URL unset) or not: PGlite in memory is single-process');
+    throw new ConfigError(
+      'WEB_CONCURRENCY',
+      'above 1 needs PostgreSQL, embedded (DATABASE_URL unset) or not: PGlite in memory is single-process',
+    );
   }
   return Object.freeze({
     nodeEnv: mode,
@@ -262,9 +357,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     allowedOrigins: origins(env, 'BILLING_ALLOWED_ORIGINS', [appUrl.origin]),
     webConcurrency,
     graceDays: integer(env, 'BILLING_GRACE_DAYS', { fallback: 7, min: 0, max: 365 }),
-    checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', { fallback: 20, min: 1, max: 10_000 }),
+    checkoutRateLimit: integer(env, 'BILLING_CHECKOUT_RATE_LIMIT', {
+      fallback: 20,
+      min: 1,
+      max: 10_000,
+    }),
     corsOrigins: origins(env, 'CORS_ALLOWED_ORIGINS', []),
-    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', { fallback: 10_000, min: 1_000, max: 300_000 }),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', {
+      fallback: 10_000,
+      min: 1_000,
+      max: 300_000,
+    }),
     metrics: metrics(env, host, production),
     localNames: localNames(appUrl, host),
   });

@@ -31,14 +31,28 @@ export interface OperatorComposition {
 }
 
 async function operatorPayments(config: Config, logger: Logger): Promise<PaymentsProvider> {
-  if (config.payments.kind === 'stripe') return createStripePayments(createStripeClient(config.payments.apiKey, config.payments.apiBase), logger);
+  if (config.payments.kind === 'stripe')
+    return createStripePayments(
+      createStripeClient(config.payments.apiKey, config.payments.apiBase),
+      logger,
+    );
   // The simulator of the service running on this DATA_DIR, whatever its port; else where the configuration says.
   const running = await runningService(config.dataDir);
-  const url = running?.simulatorUrl ?? localOrigin(config.payments.simulatorHost, config.payments.simulatorPort);
-  const answers = await fetch(`${url}/favicon.ico`, { signal: AbortSignal.timeout(5_000) }).then(() => true, () => false);
+  const url =
+    running?.simulatorUrl ??
+    localOrigin(config.payments.simulatorHost, config.payments.simulatorPort);
+  const answers = await fetch(`${url}/favicon.ico`, { signal: AbortSignal.timeout(5_000) }).then(
+    () => true,
+    () => false,
+  );
   if (!answers) {
-    const why = running === null ? `no service runs on DATA_DIR ${config.dataDir} (nothing answers at ${url}, PAYMENTS_SIMULATOR_PORT)` : `nothing answers at ${url}, where the service (pid ${running.pid}) said it would be`;
-    throw new Error(`the payment simulator runs inside the service and ${why}: start the service (npm start), then run this again`);
+    const why =
+      running === null
+        ? `no service runs on DATA_DIR ${config.dataDir} (nothing answers at ${url}, PAYMENTS_SIMULATOR_PORT)`
+        : `nothing answers at ${url}, where the service (pid ${running.pid}) said it would be`;
+    throw new Error(
+      `the payment simulator runs inside the service and ${why}: start the service (npm start), then run this again`,
+    );
   }
   return createStripePayments(createStripeClient(config.payments.apiKey, url), logger);
 }

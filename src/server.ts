@@ -10,14 +10,19 @@ function describeFailure(error: unknown): string {
   const parts: string[] = [];
   for (let cause = error; cause instanceof Error && parts.length < 5; cause = cause.cause) {
     // A host with several addresses fails with an AggregateError whose own message is empty.
-    const inner = cause instanceof AggregateError ? cause.errors.map((each: Error) => each.message).join('; ') : '';
+    const inner =
+      cause instanceof AggregateError
+        ? cause.errors.map((each: Error) => each.message).join('; ')
+        : '';
     parts.push(inner || cause.message || ((cause as NodeJS.ErrnoException).code ?? cause.name));
   }
   return parts.join(': ').replace(/\s*\n\s*/g, ' ');
 }
 
 function fail(error: unknown): never {
-  console.error(error instanceof ConfigError ? error.message : `Start-up failed: ${describeFailure(error)}`);
+  console.error(
+    error instanceof ConfigError ? error.message : `Start-up failed: ${describeFailure(error)}`,
+  );
   process.exit(1);
 }
 

@@ -6,7 +6,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { generateSigningKey, jwksOf, signToken, type SigningKey } from '../src/dev/identity-provider.ts';
+import {
+  generateSigningKey,
+  jwksOf,
+  signToken,
+  type SigningKey,
+} from '../src/dev/identity-provider.ts';
 
 export type IssuerEndpoint = 'discovery' | 'jwks' | 'userinfo';
 
@@ -52,7 +57,9 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-export async function startOidcIssuer(options: { audience?: string } = {}): Promise<OidcTestIssuer> {
+export async function startOidcIssuer(
+  options: { audience?: string } = {},
+): Promise<OidcTestIssuer> {
   const audience = options.audience ?? 'api://billing';
   let published: SigningKey[] = [await generateSigningKey()];
   const counts = new Map<IssuerEndpoint, number>();
@@ -63,7 +70,10 @@ export async function startOidcIssuer(options: { audience?: string } = {}): Prom
   async function userinfo(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     try {
-      const { payload } = await jwtVerify(token ?? '', createLocalJWKSet(jwksOf(...published)), { issuer: url, audience });
+      const { payload } = await jwtVerify(token ?? '', createLocalJWKSet(jwksOf(...published)), {
+        issuer: url,
+        audience,
+      });
       const sub = payload.sub!;
       const email = userinfoEmails.has(sub) ? userinfoEmails.get(sub) : `${sub}@example.com`;
       send(response, 200, { sub, ...(email === null ? {} : { email, email_verified: true }) });
@@ -107,9 +117,18 @@ export async function startOidcIssuer(options: { audience?: string } = {}): Prom
       return next;
     },
     setUserinfoEmail: (sub, email) => void userinfoEmails.set(sub, email),
-    token(sub, { email = `${sub}@example.com`, emailClaim = 'email', key = published[0]!, ...rest } = {}) {
+    token(
+      sub,
+      { email = `${sub}@example.com`, emailClaim = 'email', key = published[0]!, ...rest } = {},
+    ) {
       const extra = { ...rest.extra, ...(email === null ? {} : { [emailClaim]: email }) };
-      return signToken(key, { sub, issuer: url, audience: rest.audience ?? audience, ttlSeconds: rest.ttlSeconds, extra });
+      return signToken(key, {
+        sub,
+        issuer: url,
+        audience: rest.audience ?? audience,
+        ttlSeconds: rest.ttlSeconds,
+        extra,
+      });
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -26,17 +26,37 @@ const env = (name: string, fallback?: string): string => {
 const issuer = env('IDP_ISSUER');
 const audience = env('IDP_AUDIENCE');
 const secrets = env('PAYMENTS_WEBHOOK_SECRET').split(',');
-const tierByPrice = new Map(env('BILLING_PRICES').split(',').map((pair) => pair.split('=').reverse() as [string, string]));
+const tierByPrice = new Map(
+  env('BILLING_PRICES')
+    .split(',')
+    .map((pair) => pair.split('=').reverse() as [string, string]),
+);
 const graceMs = 7 * 86_400_000;
-const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: Number(env('POOL_SIZE', '10')) });
+const pool = new pg.Pool({
+  connectionString: env('DATABASE_URL'),
+  max: Number(env('POOL_SIZE', '10')),
+});
 pool.on('error', () => {});
 
-const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+  jwks_uri: string;
+};
 const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri));
 const verifyOptions = {
   issuer,
   audience,
-  algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
+  algorithms: [
+    'RS256',
+    'RS384',
+    'RS512',
+    'PS256',
+    'PS384',
+    'PS512',
+    'ES256',
+    'ES384',
+    'ES512',
+    'EdDSA',
+  ],
   requiredClaims: ['exp', 'sub'],
   clockTolerance: 30,
 };
@@ -68,7 +88,11 @@ function tier(row: UserRow, now: number): string {
   switch (row.status) {
     case 'active':
     case 'trialing':
-      return row.cancel_at_period_end && row.current_period_end !== null && row.current_period_end.getTime() <= now ? 'free' : paid;
+      return row.cancel_at_period_end &&
+        row.current_period_end !== null &&
+        row.current_period_end.getTime() <= now
+        ? 'free'
+        : paid;
     case 'past_due':
       return now - (row.payment_failed_at?.getTime() ?? now) < graceMs ? paid : 'free';
     default:
@@ -76,8 +100,17 @@ function tier(row: UserRow, now: number): string {
   }
 }
 
-function send(response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
+function send(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   response.end(body);
 }
 
@@ -86,7 +119,8 @@ const unauthorized = (response: ServerResponse, detail: string, challenge: strin
 
 async function usersMe(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const header = request.headers.authorization;
-  if (header === undefined || !/^bearer\b/i.test(header)) return unauthorized(response, 'Not authenticated', 'Bearer');
+  if (header === undefined || !/^bearer\b/i.test(header))
+    return unauthorized(response, 'Not authenticated', 'Bearer');
   const token = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header)?.[1];
   let payload: JWTPayload;
   try {
@@ -96,16 +130,30 @@ async function usersMe(request: IncomingMessage, response: ServerResponse): Prom
     return unauthorized(response, 'Invalid token', 'Bearer error="invalid_token"');
   }
   const { sub, email } = payload;
-  if (typeof sub !== 'string' || sub === '' || sub.length > 255 || typeof email !== 'string' || email === '' || email.length > 320) {
+  if (
+    typeof sub !== 'string' ||
+    sub === '' ||
+    sub.length > 255 ||
+    typeof email !== 'string' ||
+    email === '' ||
+    email.length > 320
+  ) {
     return unauthorized(response, 'Invalid token', 'Bearer error="invalid_token"');
   }
   let [row] = (await pool.query<UserRow>(SELECT_USER, [sub])).rows;
-  if (row === undefined || row.email !== email) [row] = (await pool.query<UserRow>(UPSERT_USER, [sub, email])).rows;
+  if (row === undefined || row.email !== email)
+    [row] = (await pool.query<UserRow>(UPSERT_USER, [sub, email])).rows;
   const user = row!;
   send(
     response,
     200,
-    JSON.stringify({ id: user.id, idp_id: user.idp_id, email: user.email, tier: tier(user, Date.now()), created_at: user.created_at.toISOString().replace('Z', '+00:00') }),
+    JSON.stringify({
+      id: user.id,
+      idp_id: user.idp_id,
+      email: user.email,
+      tier: tier(user, Date.now()),
+      created_at: user.created_at.toISOString().replace('Z', '+00:00'),
+    }),
   );
 }
 
@@ -142,11 +190,23 @@ async function webhook(request: IncomingMessage, response: ServerResponse): Prom
   }
   const body = Buffer.concat(chunks);
   const signature = request.headers['stripe-signature'];
-  if (!signatureValid(body, Array.isArray(signature) ? signature.join(',') : signature)) return send(response, 400, '{"detail":"Invalid webhook signature"}');
-  let event: { id: string; type: string; created: number; livemode: boolean; data: { object: StripeSubscription } };
+  if (!signatureValid(body, Array.isArray(signature) ? signature.join(',') : signature))
+    return send(response, 400, '{"detail":"Invalid webhook signature"}');
+  let event: {
+    id: string;
+    type: string;
+    created: number;
+    livemode: boolean;
+    data: { object: StripeSubscription };
+  };
   try {
     event = JSON.parse(body.toString('utf8'));
-    if (typeof event.id !== 'string' || typeof event.type !== 'string' || !Number.isInteger(event.created)) throw new Error('not an event');
+    if (
+      typeof event.id !== 'string' ||
+      typeof event.type !== 'string' ||
+      !Number.isInteger(event.created)
+    )
+      throw new Error('not an event');
   } catch {
     return send(response, 400, '{"detail":"Webhook body is not a payment event"}');
   }
@@ -158,7 +218,13 @@ async function webhook(request: IncomingMessage, response: ServerResponse): Prom
     await client.query('BEGIN');
     const recorded = await client.query(
       'INSERT INTO webhook_events (id, type, livemode, outcome, event_created) VALUES ($1, $2, $3, $4, to_timestamp($5)) ON CONFLICT (id) DO NOTHING RETURNING 1',
-      [event.id, event.type, event.livemode, isSubscription ? 'processed' : 'ignored', event.created],
+      [
+        event.id,
+        event.type,
+        event.livemode,
+        isSubscription ? 'processed' : 'ignored',
+        event.created,
+      ],
     );
     if (recorded.rowCount === 0) {
       status = 'duplicate';
@@ -172,7 +238,14 @@ async function webhook(request: IncomingMessage, response: ServerResponse): Prom
              payment_failed_at = CASE WHEN $2 = 'past_due' THEN COALESCE(payment_failed_at, to_timestamp($6)) END,
              as_of = $6, revision = revision + 1, updated_at = now()
            WHERE id = $1 AND as_of < $6`,
-          [s.id, s.status, item?.price.id ?? null, s.cancel_at_period_end, item?.current_period_end ?? null, event.created],
+          [
+            s.id,
+            s.status,
+            item?.price.id ?? null,
+            s.cancel_at_period_end,
+            item?.current_period_end ?? null,
+            event.created,
+          ],
         );
       }
     }
@@ -201,7 +274,9 @@ const server = createServer((request, response) => {
   });
 });
 server.keepAliveTimeout = 72_000;
-server.listen(Number(env('PORT')), '127.0.0.1', () => console.log(`baseline listening on http://127.0.0.1:${env('PORT')}`));
+server.listen(Number(env('PORT')), '127.0.0.1', () =>
+  console.log(`baseline listening on http://127.0.0.1:${env('PORT')}`),
+);
 
 const stop = () => server.close(() => void pool.end().finally(() => process.exit(0)));
 process.once('SIGTERM', stop);

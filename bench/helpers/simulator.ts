@@ -4,7 +4,9 @@
 import { openPostgres } from '../../src/adapters/database/postgres.ts';
 import { startPaymentsSimulator } from '@billing/payments-simulator';
 
-const prices = new Map(process.env.BILLING_PRICES!.split(',').map((pair) => pair.split('=') as [string, string]));
+const prices = new Map(
+  process.env.BILLING_PRICES!.split(',').map((pair) => pair.split('=') as [string, string]),
+);
 const db = openPostgres(process.env.DATABASE_URL!, 4);
 const simulator = await startPaymentsSimulator({
   db,

@@ -29,9 +29,13 @@ async function throwawayCluster(): Promise<{ url: string; stop(): void }> {
     rmSync(dir, { recursive: true, force: true });
   };
   onExit(stop);
-  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', dir, String(port)], { encoding: 'utf8' });
+  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', dir, String(port)], {
+    encoding: 'utf8',
+  });
   if (started.status !== 0) {
-    throw new Error(`could not start PostgreSQL (set DATABASE_URL to use a running one): ${started.stderr.trim() || started.stdout.trim()}`);
+    throw new Error(
+      `could not start PostgreSQL (set DATABASE_URL to use a running one): ${started.stderr.trim() || started.stdout.trim()}`,
+    );
   }
   return { url: started.stdout.trim(), stop };
 }
@@ -105,7 +109,9 @@ export async function seed(pool: pg.Pool, s: Seed): Promise<string[]> {
      SELECT 'u' || i, 'u' || i || '@bench.example', 'cus_bench_' || i FROM generate_series(0, $1 - 1) AS i`,
     [s.users],
   );
-  const { rows } = await pool.query<{ id: string; i: number }>(`SELECT id, substr(idp_id, 2)::int AS i FROM users WHERE idp_id ~ '^u[0-9]+$'`);
+  const { rows } = await pool.query<{ id: string; i: number }>(
+    `SELECT id, substr(idp_id, 2)::int AS i FROM users WHERE idp_id ~ '^u[0-9]+$'`,
+  );
   const ids: string[] = [];
   for (const row of rows) ids[row.i] = row.id;
   await pool.query(

@@ -18,7 +18,10 @@ export interface EventSource {
 
 export const eventId = (n: number) => `evt_bench_${n}`;
 
-export function subscriptionOf(source: EventSource, n: number): { index: number; id: string; created: number } {
+export function subscriptionOf(
+  source: EventSource,
+  n: number,
+): { index: number; id: string; created: number } {
   const index = n % source.userIds.length;
   return { index, id: subscriptionId(index), created: source.baseCreated + n };
 }
@@ -57,7 +60,13 @@ export function eventBody(source: EventSource, n: number): string {
               quantity: 1,
               current_period_start: periodEnd - 30 * 86_400,
               current_period_end: periodEnd,
-              price: { id: source.prices[n % 2], object: 'price', currency: 'usd', unit_amount: 1500, recurring: { interval: 'month', interval_count: 1 } },
+              price: {
+                id: source.prices[n % 2],
+                object: 'price',
+                currency: 'usd',
+                unit_amount: 1500,
+                recurring: { interval: 'month', interval_count: 1 },
+              },
             },
           ],
         },

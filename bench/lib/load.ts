@@ -103,7 +103,12 @@ export async function cannon(options: LoadOptions): Promise<Measured> {
             return raw;
           },
         }),
-    ...(traffic.expect === undefined ? {} : { onResponse: (status, body) => void (status === 200 && body === traffic.expect ? answers.expected++ : answers.other++) }),
+    ...(traffic.expect === undefined
+      ? {}
+      : {
+          onResponse: (status, body) =>
+            void (status === 200 && body === traffic.expect ? answers.expected++ : answers.other++),
+        }),
   };
   const result = await autocannon({
     url: options.url,
@@ -127,7 +132,12 @@ export async function cannon(options: LoadOptions): Promise<Measured> {
 }
 
 /** Rotates through the tokens, one per request: every connection asks as many users. */
-export function rotatingBearer(tokens: readonly string[], method: string, path: string, body?: string): Traffic {
+export function rotatingBearer(
+  tokens: readonly string[],
+  method: string,
+  path: string,
+  body?: string,
+): Traffic {
   let next = 0;
   return {
     method,
@@ -155,17 +165,21 @@ export async function burst(url: string, tokens: readonly string[]): Promise<Bur
       (token, i) =>
         new Promise<void>((resolve) => {
           const sent = performance.now();
-          const req = httpRequest(url, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
-            let text = '';
-            response.setEncoding('utf8');
-            response.on('data', (chunk: string) => (text += chunk));
-            response.on('end', () => {
-              latencies[i] = performance.now() - sent;
-              statuses[i] = response.statusCode ?? 0;
-              bodies[i] = text;
-              resolve();
-            });
-          });
+          const req = httpRequest(
+            url,
+            { agent, headers: { authorization: `Bearer ${token}` } },
+            (response) => {
+              let text = '';
+              response.setEncoding('utf8');
+              response.on('data', (chunk: string) => (text += chunk));
+              response.on('end', () => {
+                latencies[i] = performance.now() - sent;
+                statuses[i] = response.statusCode ?? 0;
+                bodies[i] = text;
+                resolve();
+              });
+            },
+          );
           req.on('error', () => {
             latencies[i] = performance.now() - sent;
             statuses[i] = 0;
@@ -179,7 +193,8 @@ export async function burst(url: string, tokens: readonly string[]): Promise<Bur
   const wallMs = performance.now() - started;
   agent.destroy();
   const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
   return {
     requests: tokens.length,
     durationS: wallMs / 1000,

@@ -22,7 +22,9 @@ export function onExit(cleanup: () => void): void {
 }
 
 function killEverything(): void {
-  for (const managed of running) if (managed.child.exitCode === null && managed.child.signalCode === null) managed.child.kill('SIGKILL');
+  for (const managed of running)
+    if (managed.child.exitCode === null && managed.child.signalCode === null)
+      managed.child.kill('SIGKILL');
   running.length = 0;
   for (const cleanup of cleanups.splice(0).reverse()) {
     try {
@@ -86,12 +88,19 @@ export async function stopAll(): Promise<void> {
 }
 
 /** Waits until GET url answers 200, failing early if the process dies. */
-export async function waitForHttp(url: string, managed: Managed, timeoutMs = 60_000): Promise<void> {
+export async function waitForHttp(
+  url: string,
+  managed: Managed,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let died = false;
   void managed.exited.then(() => (died = true));
   while (Date.now() < deadline) {
-    if (died) throw new Error(`${managed.name} exited during start-up (code ${managed.child.exitCode}); see its log`);
+    if (died)
+      throw new Error(
+        `${managed.name} exited during start-up (code ${managed.child.exitCode}); see its log`,
+      );
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
       if (response.ok) return;
@@ -121,7 +130,9 @@ export function processTree(pid: number): number[] {
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
     return match ? Number(match[1]) : 0;
   } catch {
     return 0;
@@ -138,7 +149,9 @@ export function pssMb(pids: number[]): number {
   let kb = 0;
   for (const pid of pids) {
     try {
-      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+      kb += Number(
+        /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0,
+      );
     } catch {
       // gone meanwhile
     }
@@ -155,7 +168,9 @@ export function embeddedPostgresPids(servicePid: number): number[] {
       return '';
     }
   };
-  const postmaster = processTree(servicePid).find((pid) => pid !== servicePid && comm(pid) === 'postgres');
+  const postmaster = processTree(servicePid).find(
+    (pid) => pid !== servicePid && comm(pid) === 'postgres',
+  );
   return postmaster === undefined ? [] : processTree(postmaster);
 }
 
@@ -188,7 +203,8 @@ function postgresCpu(): Map<number, number> {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') result.set(Number(entry), cpuSeconds(Number(entry)));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        result.set(Number(entry), cpuSeconds(Number(entry)));
     } catch {
       // gone meanwhile
     }
@@ -211,7 +227,10 @@ export interface Usage {
  * refused), and the CPU the server, PostgreSQL and the load generator used. The children this
  * process saw end meanwhile count as load (a wrk run), or as the server (a replay command).
  */
-export function watchUsage(pids: number[], exitedChildrenAre: 'load' | 'server' = 'load'): () => Usage {
+export function watchUsage(
+  pids: number[],
+  exitedChildrenAre: 'load' | 'server' = 'load',
+): () => Usage {
   const peaks = new Map<number, number>();
   for (const pid of pids) {
     try {
@@ -238,13 +257,23 @@ export function watchUsage(pids: number[], exitedChildrenAre: 'load' | 'server' 
     const seconds = (performance.now() - started) / 1000;
     // A serving process gone meanwhile (a command that ended) counts through exitedChildrenCpuSeconds.
     const exited = exitedChildrenCpuSeconds() - exitedCpu;
-    const server = pids.reduce((sum, pid, i) => sum + Math.max(0, cpuSeconds(pid) - serverCpu[i]!), 0) + (exitedChildrenAre === 'server' ? exited : 0);
-    const postgres = [...postgresCpu()].reduce((sum, [pid, cpu]) => sum + cpu - (pgCpu.get(pid) ?? 0), 0);
+    const server =
+      pids.reduce((sum, pid, i) => sum + Math.max(0, cpuSeconds(pid) - serverCpu[i]!), 0) +
+      (exitedChildrenAre === 'server' ? exited : 0);
+    const postgres = [...postgresCpu()].reduce(
+      (sum, [pid, cpu]) => sum + cpu - (pgCpu.get(pid) ?? 0),
+      0,
+    );
     const load = process.cpuUsage(loadCpu);
     return {
       rssStartMb,
       rssMb: Math.max(...peaks.values()) / 1024,
-      cpu: { server: server / seconds, postgres: postgres / seconds, load: ((load.user + load.system) / 1e6 + (exitedChildrenAre === 'load' ? exited : 0)) / seconds },
+      cpu: {
+        server: server / seconds,
+        postgres: postgres / seconds,
+        load:
+          ((load.user + load.system) / 1e6 + (exitedChildrenAre === 'load' ? exited : 0)) / seconds,
+      },
     };
   };
 }

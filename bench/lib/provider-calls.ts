@@ -9,8 +9,12 @@ export const SUBSCRIPTION_READ = 'GET /v1/subscriptions/:id';
 export const EVENT_LIST = 'GET /v1/events';
 
 async function callsControl(simulatorUrl: string, method: 'GET' | 'DELETE'): Promise<Response> {
-  const response = await fetch(`${simulatorUrl}/_sim/calls`, { method, headers: { authorization: `Bearer ${API_KEY}` } });
-  if (!response.ok) throw new Error(`${method} /_sim/calls: ${response.status} ${await response.text()}`);
+  const response = await fetch(`${simulatorUrl}/_sim/calls`, {
+    method,
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  if (!response.ok)
+    throw new Error(`${method} /_sim/calls: ${response.status} ${await response.text()}`);
   return response;
 }
 
@@ -41,7 +45,8 @@ export async function settledCalls(simulatorUrl: string): Promise<Calls> {
 
 export function addCalls(...all: Calls[]): Calls {
   const sum: Calls = {};
-  for (const calls of all) for (const [route, n] of Object.entries(calls)) sum[route] = (sum[route] ?? 0) + n;
+  for (const calls of all)
+    for (const [route, n] of Object.entries(calls)) sum[route] = (sum[route] ?? 0) + n;
   return sum;
 }
 

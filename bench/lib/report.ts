@@ -23,12 +23,14 @@ export interface Target {
 export const REPLAY_SERVER = 'service CLI';
 
 const ratio = (a: number, b: number) => (b > 0 ? a / b : NaN);
-const fixed = (value: number | undefined, digits = 1) => (value === undefined || Number.isNaN(value) ? '' : value.toFixed(digits));
+const fixed = (value: number | undefined, digits = 1) =>
+  value === undefined || Number.isNaN(value) ? '' : value.toFixed(digits);
 
 export function comparison(row: Row): string {
   const base = row.against;
   if (base === undefined) return '';
-  if (row.m.wallMs !== undefined && base.m.wallMs !== undefined) return `wall ${fixed(ratio(row.m.wallMs, base.m.wallMs), 2)}x`;
+  if (row.m.wallMs !== undefined && base.m.wallMs !== undefined)
+    return `wall ${fixed(ratio(row.m.wallMs, base.m.wallMs), 2)}x`;
   return `${fixed(ratio(row.m.rps, base.m.rps), 2)}x req/s, ${fixed(ratio(row.m.p99, base.m.p99), 2)}x p99`;
 }
 
@@ -42,7 +44,22 @@ export function cpuPerThousand(m: Measurement): { server: number; postgres: numb
 }
 
 export function table(rows: Row[]): string {
-  const header = ['scenario', 'server', 'load', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'RSS MB start/peak', 'wall ms', 'vs', 'CPU srv/pg/load', 'CPU s/1k srv/pg', 'provider calls', 'checks'];
+  const header = [
+    'scenario',
+    'server',
+    'load',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx',
+    'RSS MB start/peak',
+    'wall ms',
+    'vs',
+    'CPU srv/pg/load',
+    'CPU s/1k srv/pg',
+    'provider calls',
+    'checks',
+  ];
   const body = rows.map((row) => [
     row.scenario,
     row.server,
@@ -60,24 +77,59 @@ export function table(rows: Row[]): string {
     row.m.problems.length === 0 ? 'ok' : row.m.problems.join('; '),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...body.map(line),
+  ].join('\n');
 }
 
 export function checkTargets(rows: Row[]): Target[] {
-  const find = (scenario: string, server: string) => rows.find((r) => r.scenario.startsWith(`${scenario} `) && r.server === server);
+  const find = (scenario: string, server: string) =>
+    rows.find((r) => r.scenario.startsWith(`${scenario} `) && r.server === server);
   const targets: Target[] = [];
-  const add = (name: string, row: Row | undefined, test: (row: Row) => boolean, detail: (row: Row) => string) =>
-    targets.push(row === undefined ? { name, met: null, detail: 'not measured' } : { name, met: test(row), detail: detail(row) });
+  const add = (
+    name: string,
+    row: Row | undefined,
+    test: (row: Row) => boolean,
+    detail: (row: Row) => string,
+  ) =>
+    targets.push(
+      row === undefined
+        ? { name, met: null, detail: 'not measured' }
+        : { name, met: test(row), detail: detail(row) },
+    );
   const rpsRatio = (row: Row) => ratio(row.m.rps, row.against!.m.rps);
   const p99Ratio = (row: Row) => ratio(row.m.p99, row.against!.m.p99);
   const withNotes = (r: Row) => `${comparison(r)}; ${r.m.notes.join('; ')}`;
   const reads = (r: Row) => r.m.calls[SUBSCRIPTION_READ] ?? 0;
 
-  add('S1 >= 1.0x baseline req/s, zero non-2xx', find('S1', 'service'), (r) => rpsRatio(r) >= 1.0 && r.m.non2xx === 0 && r.m.problems.length === 0, comparison);
-  add('S2 >= 0.9x baseline req/s, nothing lost or doubled', find('S2', 'service'), (r) => rpsRatio(r) >= 0.9 && r.m.problems.length === 0, withNotes);
-  add('S2b >= 0.8x baseline req/s, no late event changed a state', find('S2b', 'service'), (r) => rpsRatio(r) >= 0.8 && r.m.problems.length === 0, withNotes);
-  add('S3 >= 0.9x baseline req/s, nothing doubled', find('S3', 'service'), (r) => rpsRatio(r) >= 0.9 && r.m.problems.length === 0, withNotes);
+  add(
+    'S1 >= 1.0x baseline req/s, zero non-2xx',
+    find('S1', 'service'),
+    (r) => rpsRatio(r) >= 1.0 && r.m.non2xx === 0 && r.m.problems.length === 0,
+    comparison,
+  );
+  add(
+    'S2 >= 0.9x baseline req/s, nothing lost or doubled',
+    find('S2', 'service'),
+    (r) => rpsRatio(r) >= 0.9 && r.m.problems.length === 0,
+    withNotes,
+  );
+  add(
+    'S2b >= 0.8x baseline req/s, no late event changed a state',
+    find('S2b', 'service'),
+    (r) => rpsRatio(r) >= 0.8 && r.m.problems.length === 0,
+    withNotes,
+  );
+  add(
+    'S3 >= 0.9x baseline req/s, nothing doubled',
+    find('S3', 'service'),
+    (r) => rpsRatio(r) >= 0.9 && r.m.problems.length === 0,
+    withNotes,
+  );
   const compared = ['S1', 'S2', 'S2b', 'S3'].flatMap((scenario) => {
     const row = find(scenario, 'service');
     return row === undefined ? [] : [{ scenario, row }];
@@ -86,26 +138,62 @@ export function checkTargets(rows: Row[]): Target[] {
     targets.push({
       name: 'p99 <= 1.5x baseline (S1, S2, S2b, S3)',
       met: compared.every(({ row }) => p99Ratio(row) <= 1.5),
-      detail: compared.map(({ scenario, row }) => `${scenario} ${fixed(p99Ratio(row), 2)}x`).join(', '),
+      detail: compared
+        .map(({ scenario, row }) => `${scenario} ${fixed(p99Ratio(row), 2)}x`)
+        .join(', '),
     });
   }
-  add('S4 one row per user, zero errors, wall <= 1.5x baseline', find('S4', 'service'),
-    (r) => ratio(r.m.wallMs!, r.against!.m.wallMs!) <= 1.5 && r.m.problems.length === 0, comparison);
+  add(
+    'S4 one row per user, zero errors, wall <= 1.5x baseline',
+    find('S4', 'service'),
+    (r) => ratio(r.m.wallMs!, r.against!.m.wallMs!) <= 1.5 && r.m.problems.length === 0,
+    comparison,
+  );
   // PGlite is a WebAssembly PostgreSQL inside the process (hundreds of MB by design): reported, not
   // held to the target; nor is the replay command, which is not the serving process.
-  const serviceRows = rows.filter((r) => r.server.startsWith('service') && !r.server.includes('PGlite') && r.server !== REPLAY_SERVER);
+  const serviceRows = rows.filter(
+    (r) =>
+      r.server.startsWith('service') && !r.server.includes('PGlite') && r.server !== REPLAY_SERVER,
+  );
   if (serviceRows.length > 0) {
     const worst = serviceRows.reduce((a, b) => (b.m.rssMb > a.m.rssMb ? b : a));
-    targets.push({ name: 'peak RSS <= 150 MB per process (service on PostgreSQL)', met: worst.m.rssMb <= 150, detail: `highest ${fixed(worst.m.rssMb, 0)} MB in ${worst.scenario} / ${worst.server}` });
+    targets.push({
+      name: 'peak RSS <= 150 MB per process (service on PostgreSQL)',
+      met: worst.m.rssMb <= 150,
+      detail: `highest ${fixed(worst.m.rssMb, 0)} MB in ${worst.scenario} / ${worst.server}`,
+    });
   }
-  add('S2b provider reads <= distinct subscriptions', find('S2b', 'service'), (r) => reads(r) <= r.m.subscriptions!,
-    (r) => `${reads(r)} reads for ${r.m.subscriptions} subscriptions (${describeCalls(r.m.calls)})`);
-  add('replay: reads <= subscriptions (plus the list calls), every event processed', find('replay', REPLAY_SERVER),
+  add(
+    'S2b provider reads <= distinct subscriptions',
+    find('S2b', 'service'),
+    (r) => reads(r) <= r.m.subscriptions!,
+    (r) => `${reads(r)} reads for ${r.m.subscriptions} subscriptions (${describeCalls(r.m.calls)})`,
+  );
+  add(
+    'replay: reads <= subscriptions (plus the list calls), every event processed',
+    find('replay', REPLAY_SERVER),
     (r) => reads(r) <= r.m.subscriptions! && r.m.problems.length === 0,
-    (r) => `${reads(r)} reads for ${r.m.subscriptions} subscriptions, ${r.m.calls[EVENT_LIST] ?? 0} list calls; ${r.m.requests} events in ${fixed(r.m.wallMs! / 1000, 1)} s, peak RSS ${fixed(r.m.rssMb, 0)} MB`);
-  add('embedded default: peak RSS <= 250 MB (the serving process, start-up and S1)', find('S1', 'service embedded'), (r) => r.m.rssMb <= 250, (r) => r.m.notes.join('; '));
-  add('embedded default: S1 >= 0.8x the service on PostgreSQL', find('S1', 'service embedded'), (r) => rpsRatio(r) >= 0.8, comparison);
-  add('WEB_CONCURRENCY=2: S1 >= 1.6x one process', find('S1', 'service x2'), (r) => rpsRatio(r) >= 1.6, (r) => `${fixed(rpsRatio(r), 2)}x req/s`);
+    (r) =>
+      `${reads(r)} reads for ${r.m.subscriptions} subscriptions, ${r.m.calls[EVENT_LIST] ?? 0} list calls; ${r.m.requests} events in ${fixed(r.m.wallMs! / 1000, 1)} s, peak RSS ${fixed(r.m.rssMb, 0)} MB`,
+  );
+  add(
+    'embedded default: peak RSS <= 250 MB (the serving process, start-up and S1)',
+    find('S1', 'service embedded'),
+    (r) => r.m.rssMb <= 250,
+    (r) => r.m.notes.join('; '),
+  );
+  add(
+    'embedded default: S1 >= 0.8x the service on PostgreSQL',
+    find('S1', 'service embedded'),
+    (r) => rpsRatio(r) >= 0.8,
+    comparison,
+  );
+  add(
+    'WEB_CONCURRENCY=2: S1 >= 1.6x one process',
+    find('S1', 'service x2'),
+    (r) => rpsRatio(r) >= 1.6,
+    (r) => `${fixed(rpsRatio(r), 2)}x req/s`,
+  );
   return targets;
 }
 

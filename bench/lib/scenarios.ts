@@ -68,7 +68,12 @@ export interface Scenario {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
-export async function watched(ctx: BenchContext, pids: number[], work: () => Promise<Measured>, exitedChildrenAre: 'load' | 'server' = 'load'): Promise<Round> {
+export async function watched(
+  ctx: BenchContext,
+  pids: number[],
+  work: () => Promise<Measured>,
+  exitedChildrenAre: 'load' | 'server' = 'load',
+): Promise<Round> {
   await resetCalls(ctx.simulatorUrl);
   const usage = watchUsage(pids, exitedChildrenAre);
   const result = await work();
@@ -82,7 +87,11 @@ async function prime(server: Server, tokens: readonly string[]): Promise<number>
   let failures = 0;
   for (let i = 0; i < tokens.length; i += 32) {
     const responses = await Promise.all(
-      tokens.slice(i, i + 32).map((token) => fetch(`${server.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } })),
+      tokens
+        .slice(i, i + 32)
+        .map((token) =>
+          fetch(`${server.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } }),
+        ),
     );
     for (const response of responses) {
       if (!response.ok) failures++;
@@ -104,17 +113,35 @@ export interface SteadyExtra {
 /** Whether a steady window is the warm-up or a measured round. */
 export type Phase = 'warm-up' | 'round';
 
-export function steady(ctx: BenchContext, connections: number, traffic: (server: Server, phase: Phase) => Traffic, extra: SteadyExtra = {}) {
+export function steady(
+  ctx: BenchContext,
+  connections: number,
+  traffic: (server: Server, phase: Phase) => Traffic,
+  extra: SteadyExtra = {},
+) {
   const { overallRate } = extra;
   const seconds = ctx.settings.durationS / ctx.settings.rounds;
   const measured = new Map<string, Round[]>();
   const scenario: Scenario = {
     async prepare(server) {
       await extra.prepare?.(server);
-      if (ctx.settings.warmupS > 0) await prepareLoad({ url: server.url, connections, durationS: ctx.settings.warmupS, traffic: traffic(server, 'warm-up'), overallRate })();
+      if (ctx.settings.warmupS > 0)
+        await prepareLoad({
+          url: server.url,
+          connections,
+          durationS: ctx.settings.warmupS,
+          traffic: traffic(server, 'warm-up'),
+          overallRate,
+        })();
     },
     async round(server) {
-      const load = prepareLoad({ url: server.url, connections, durationS: seconds, traffic: traffic(server, 'round'), overallRate });
+      const load = prepareLoad({
+        url: server.url,
+        connections,
+        durationS: seconds,
+        traffic: traffic(server, 'round'),
+        overallRate,
+      });
       const result = await watched(ctx, server.pids(), load);
       measured.set(server.name, [...(measured.get(server.name) ?? []), result]);
       return result;
@@ -123,7 +150,10 @@ export function steady(ctx: BenchContext, connections: number, traffic: (server:
       const rounds = measured.get(server.name) ?? [];
       const failed = nonOk(rounds);
       const own = (await extra.verify?.(server, rounds)) ?? { problems: [], notes: [] };
-      return { ...own, problems: [...(failed > 0 ? [`${failed} non-2xx/errors`] : []), ...own.problems] };
+      return {
+        ...own,
+        problems: [...(failed > 0 ? [`${failed} non-2xx/errors`] : []), ...own.problems],
+      };
     },
   };
   return scenario;
@@ -131,20 +161,33 @@ export function steady(ctx: BenchContext, connections: number, traffic: (server:
 
 export function s1Profile(ctx: BenchContext): Scenario {
   const primeFailures = new Map<string, number>();
-  return steady(ctx, ctx.settings.connections, () => rotatingBearer(ctx.userTokens, 'GET', '/api/v1/users/me'), {
-    prepare: async (server) => void primeFailures.set(server.name, await prime(server, ctx.userTokens)),
-    verify: async (server) => {
-      const failures = primeFailures.get(server.name) ?? 0;
-      return { problems: failures > 0 ? [`${failures} failed first requests`] : [], notes: [] };
+  return steady(
+    ctx,
+    ctx.settings.connections,
+    () => rotatingBearer(ctx.userTokens, 'GET', '/api/v1/users/me'),
+    {
+      prepare: async (server) =>
+        void primeFailures.set(server.name, await prime(server, ctx.userTokens)),
+      verify: async (server) => {
+        const failures = primeFailures.get(server.name) ?? 0;
+        return { problems: failures > 0 ? [`${failures} failed first requests`] : [], notes: [] };
+      },
     },
-  });
+  );
 }
 
 /** One signed webhook delivery of `body`, as Stripe sends it. */
-export const signedEvent = (secret: string, body: string) => ({ header: ['stripe-signature', signatureHeader(body, secret)] as const, body });
+export const signedEvent = (secret: string, body: string) => ({
+  header: ['stripe-signature', signatureHeader(body, secret)] as const,
+  body,
+});
 
 /** Deliveries to the webhook endpoint, `next` giving each signed event; `expect` is the answer that counts as right. */
-export const webhookTraffic = (next: Traffic['next'], expect: string, distinct?: number): Traffic => ({
+export const webhookTraffic = (
+  next: Traffic['next'],
+  expect: string,
+  distinct?: number,
+): Traffic => ({
   method: 'POST',
   path: '/api/v1/webhooks/payments',
   headers: { 'content-type': 'application/json' },
@@ -155,7 +198,13 @@ export const webhookTraffic = (next: Traffic['next'], expect: string, distinct?:
 
 /** The expected and other answers over a server's rounds. */
 export const answersOf = (rounds: Round[]) =>
-  rounds.reduce((sum, r) => ({ expected: sum.expected + (r.answers?.expected ?? 0), other: sum.other + (r.answers?.other ?? 0) }), { expected: 0, other: 0 });
+  rounds.reduce(
+    (sum, r) => ({
+      expected: sum.expected + (r.answers?.expected ?? 0),
+      other: sum.other + (r.answers?.other ?? 0),
+    }),
+    { expected: 0, other: 0 },
+  );
 
 /**
  * Unique events (S2): every event answered `processed` is recorded once (counted: the answers of a
@@ -180,7 +229,10 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
     verify: async (server, rounds) => {
       await settle();
       const ids = sent.get(server.name)!.map(eventId);
-      const { rows } = await ctx.pool.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY($1::text[])', [ids]);
+      const { rows } = await ctx.pool.query<{ id: string }>(
+        'SELECT id FROM webhook_events WHERE id = ANY($1::text[])',
+        [ids],
+      );
       const recorded = rows.map((row) => Number(row.id.slice('evt_bench_'.length)));
       processed.set(server.name, recorded);
       const { expected: acknowledged, other } = answersOf(rounds);
@@ -200,7 +252,12 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
       if (other > 0) problems.push(`${other} answers other than processed`);
       if (lost > 0) problems.push(`${lost} acknowledged events not recorded (lost)`);
       if (stale > 0) problems.push(`${stale} subscriptions behind their newest event`);
-      return { problems, notes: [`${acknowledged} acknowledged, ${recorded.length} recorded, ${lost} lost, ${stale} stale`] };
+      return {
+        problems,
+        notes: [
+          `${acknowledged} acknowledged, ${recorded.length} recorded, ${lost} lost, ${stale} stale`,
+        ],
+      };
     },
   });
   return { ...scenario, processed };
@@ -222,7 +279,11 @@ export function s3Redeliveries(ctx: BenchContext, processed: Map<string, number[
     const seqs = processed.get(server.name) ?? [];
     if (seqs.length === 0) throw new Error('S3 needs events processed by S2');
     let next = 0;
-    return webhookTraffic(() => signedEvent(events.webhookSecret, eventBody(events, seqs[next++ % seqs.length]!)), '{"status":"duplicate"}', seqs.length);
+    return webhookTraffic(
+      () => signedEvent(events.webhookSecret, eventBody(events, seqs[next++ % seqs.length]!)),
+      '{"status":"duplicate"}',
+      seqs.length,
+    );
   };
   return steady(ctx, ctx.settings.connections, traffic, {
     prepare: async () => {
@@ -233,7 +294,8 @@ export function s3Redeliveries(ctx: BenchContext, processed: Map<string, number[
       const { expected: duplicates, other } = answersOf(rounds);
       const problems: string[] = [];
       if (other > 0) problems.push(`${other} redeliveries not answered duplicate`);
-      if ((await snapshot(ctx.pool)) !== before) problems.push('redeliveries changed events or subscription state');
+      if ((await snapshot(ctx.pool)) !== before)
+        problems.push('redeliveries changed events or subscription state');
       return { problems, notes: [`${duplicates} duplicates, ${other} other answers`] };
     },
   });
@@ -248,7 +310,10 @@ export function s4FirstRequests(ctx: BenchContext): Scenario {
       problems.set(server.name, []);
     },
     async round(server, index) {
-      const subs = Array.from({ length: settings.s4Users }, (_, i) => `s4-${server.name.replace(/\W+/g, '-')}-${index}-${i}`);
+      const subs = Array.from(
+        { length: settings.s4Users },
+        (_, i) => `s4-${server.name.replace(/\W+/g, '-')}-${index}-${i}`,
+      );
       const tokens = await Promise.all(subs.map((sub) => ctx.newToken(sub)));
       let bodies: string[] = [];
       const result = await watched(ctx, server.pids(), async () => {
@@ -256,11 +321,23 @@ export function s4FirstRequests(ctx: BenchContext): Scenario {
         bodies = answered.bodies;
         return answered;
       });
-      const ids = new Set(bodies.map((body) => (body.startsWith('{') ? (JSON.parse(body) as { id?: string }).id : undefined)));
-      const { rows } = await ctx.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE idp_id = ANY($1::text[])', [subs]);
-      if (result.non2xx > 0) problems.get(server.name)!.push(`round ${index}: ${result.non2xx} errors`);
+      const ids = new Set(
+        bodies.map((body) =>
+          body.startsWith('{') ? (JSON.parse(body) as { id?: string }).id : undefined,
+        ),
+      );
+      const { rows } = await ctx.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM users WHERE idp_id = ANY($1::text[])',
+        [subs],
+      );
+      if (result.non2xx > 0)
+        problems.get(server.name)!.push(`round ${index}: ${result.non2xx} errors`);
       if (ids.size !== subs.length || rows[0]!.n !== subs.length) {
-        problems.get(server.name)!.push(`round ${index}: ${rows[0]!.n} rows, ${ids.size} distinct ids for ${subs.length} users`);
+        problems
+          .get(server.name)!
+          .push(
+            `round ${index}: ${rows[0]!.n} rows, ${ids.size} distinct ids for ${subs.length} users`,
+          );
       }
       return result;
     },
@@ -273,24 +350,41 @@ export function s4FirstRequests(ctx: BenchContext): Scenario {
 /** Checkout against the simulator (S5): latency at a fixed offered rate; the provider dominates. */
 export function s5Checkout(ctx: BenchContext): Scenario {
   const { settings } = ctx;
-  return steady(ctx, settings.s5Connections, () => rotatingBearer(ctx.checkoutTokens, 'POST', '/api/v1/billing/checkout', '{}'), { overallRate: settings.s5Rate });
+  return steady(
+    ctx,
+    settings.s5Connections,
+    () => rotatingBearer(ctx.checkoutTokens, 'POST', '/api/v1/billing/checkout', '{}'),
+    { overallRate: settings.s5Rate },
+  );
 }
 
 /** One figure from a server's rounds: summed counts, request-weighted latencies, the worst memory. */
 export function combine(rounds: Round[], median = false): Round {
   if (median) {
     const sorted = [...rounds].sort((a, b) => (a.wallMs ?? 0) - (b.wallMs ?? 0));
-    return { ...sorted[Math.floor(sorted.length / 2)]!, non2xx: nonOk(rounds), rssMb: Math.max(...rounds.map((r) => r.rssMb)), calls: addCalls(...rounds.map((r) => r.calls)) };
+    return {
+      ...sorted[Math.floor(sorted.length / 2)]!,
+      non2xx: nonOk(rounds),
+      rssMb: Math.max(...rounds.map((r) => r.rssMb)),
+      calls: addCalls(...rounds.map((r) => r.calls)),
+    };
   }
   const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
   const durationS = rounds.reduce((sum, r) => sum + r.durationS, 0);
-  const weighted = (pick: (r: Round) => number, by: (r: Round) => number) => rounds.reduce((sum, r) => sum + pick(r) * by(r), 0) / rounds.reduce((sum, r) => sum + by(r), 0);
+  const weighted = (pick: (r: Round) => number, by: (r: Round) => number) =>
+    rounds.reduce((sum, r) => sum + pick(r) * by(r), 0) / rounds.reduce((sum, r) => sum + by(r), 0);
   return {
     requests,
     durationS,
     rps: requests / durationS,
-    p50: weighted((r) => r.p50, (r) => r.requests),
-    p99: weighted((r) => r.p99, (r) => r.requests),
+    p50: weighted(
+      (r) => r.p50,
+      (r) => r.requests,
+    ),
+    p99: weighted(
+      (r) => r.p99,
+      (r) => r.requests,
+    ),
     non2xx: nonOk(rounds),
     ...(rounds.some((r) => r.answers !== undefined) ? { answers: answersOf(rounds) } : {}),
     ...(rounds[0]?.generator === undefined ? {} : { generator: rounds[0].generator }),
@@ -298,9 +392,18 @@ export function combine(rounds: Round[], median = false): Round {
     rssStartMb: Math.min(...rounds.map((r) => r.rssStartMb)),
     rssMb: Math.max(...rounds.map((r) => r.rssMb)),
     cpu: {
-      server: weighted((r) => r.cpu.server, (r) => r.durationS),
-      postgres: weighted((r) => r.cpu.postgres, (r) => r.durationS),
-      load: weighted((r) => r.cpu.load, (r) => r.durationS),
+      server: weighted(
+        (r) => r.cpu.server,
+        (r) => r.durationS,
+      ),
+      postgres: weighted(
+        (r) => r.cpu.postgres,
+        (r) => r.durationS,
+      ),
+      load: weighted(
+        (r) => r.cpu.load,
+        (r) => r.durationS,
+      ),
     },
   };
 }

@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../support/free-port.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
-import { processTree, startNode, waitForHttp, type Managed, type StartOptions } from './processes.ts';
+import {
+  processTree,
+  startNode,
+  waitForHttp,
+  type Managed,
+  type StartOptions,
+} from './processes.ts';
 
 export const WEBHOOK_SECRET = 'whsec_bench_0123456789abcdef';
 export const API_KEY = 'sk_test_simulator';
@@ -33,19 +39,31 @@ export interface Server {
 /** Only what a process needs: nothing of the caller's environment leaks into the measurement. */
 function baseEnv(): Record<string, string> {
   const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG'];
-  return Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
+  return Object.fromEntries(
+    keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]),
+  );
 }
 
 export async function startIssuer(): Promise<OidcTestIssuer> {
   return startOidcIssuer({ audience: 'api://billing-bench' });
 }
 
-export async function startSimulator(databaseUrl: string, logsDir: string): Promise<{ url: string; managed: Managed }> {
+export async function startSimulator(
+  databaseUrl: string,
+  logsDir: string,
+): Promise<{ url: string; managed: Managed }> {
   const port = await freePort();
   const managed = startNode({
     name: 'simulator',
     args: ['--import', 'tsx', 'bench/helpers/simulator.ts'],
-    env: { ...baseEnv(), DATABASE_URL: databaseUrl, PORT: String(port), PAYMENTS_API_KEY: API_KEY, PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET, BILLING_PRICES },
+    env: {
+      ...baseEnv(),
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      PAYMENTS_API_KEY: API_KEY,
+      PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      BILLING_PRICES,
+    },
     logFile: join(logsDir, 'simulator.log'),
     ipc: true,
   });
@@ -55,12 +73,27 @@ export async function startSimulator(databaseUrl: string, logsDir: string): Prom
 }
 
 /** A server process of the stack: startNode's options, its log file named after it. */
-async function serve(stack: Stack, { name, args, env, ipc }: Omit<StartOptions, 'logFile'>): Promise<Server> {
+async function serve(
+  stack: Stack,
+  { name, args, env, ipc }: Omit<StartOptions, 'logFile'>,
+): Promise<Server> {
   const port = await freePort();
-  const managed = startNode({ name, args, env: { ...baseEnv(), ...env, PORT: String(port) }, logFile: join(stack.logsDir, `${name.replace(/\W+/g, '-')}.log`), ipc });
+  const managed = startNode({
+    name,
+    args,
+    env: { ...baseEnv(), ...env, PORT: String(port) },
+    logFile: join(stack.logsDir, `${name.replace(/\W+/g, '-')}.log`),
+    ipc,
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, managed);
-  return { name, url, managed, pids: () => processTree(managed.child.pid!), stop: () => managed.stop() };
+  return {
+    name,
+    url,
+    managed,
+    pids: () => processTree(managed.child.pid!),
+    stop: () => managed.stop(),
+  };
 }
 
 const profiling = (dir: string | undefined) => (dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : []);
@@ -94,9 +127,17 @@ export interface ServiceOptions {
 
 /** package.json's start script, `[exec] node [FLAGS] ENTRY`, split into its Node flags and its entry. */
 function startCommand(): { flags: string[]; entry: string } {
-  const { start } = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts;
-  const words = start.trim().replace(/^exec\s+/, '').split(/\s+/);
-  if (words[0] !== 'node' || words.length < 2) throw new Error(`bench: cannot read package.json's start script as \`[exec] node [FLAGS] ENTRY\`: ${start}`);
+  const { start } = (
+    JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
+  ).scripts;
+  const words = start
+    .trim()
+    .replace(/^exec\s+/, '')
+    .split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2)
+    throw new Error(
+      `bench: cannot read package.json's start script as \`[exec] node [FLAGS] ENTRY\`: ${start}`,
+    );
   return { flags: words.slice(1, -1), entry: words.at(-1)! };
 }
 const start = startCommand();
@@ -113,13 +154,17 @@ export const SERVICE_ENTRY = process.env.BENCH_SERVICE_ENTRY || start.entry;
  * then BENCH_SERVICE_NODE_OPTIONS, on the command line rather than in NODE_OPTIONS so that they come
  * last and win over the start script's.
  */
-export const SERVICE_NODE_FLAGS = [...start.flags, ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+export const SERVICE_NODE_FLAGS = [
+  ...start.flags,
+  ...(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+];
 
 /** Builds dist/ with the script `npm start` runs first, unless BENCH_SERVICE_ENTRY says otherwise. */
 export function buildService(): void {
   if (process.env.BENCH_SERVICE_ENTRY) return;
   const built = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-  if (built.status !== 0) throw new Error(`scripts/build.mjs failed (exit ${built.status ?? built.signal})`);
+  if (built.status !== 0)
+    throw new Error(`scripts/build.mjs failed (exit ${built.status ?? built.signal})`);
 }
 
 /** The service's production environment, for its server and its commands (the replay). */
@@ -144,8 +189,17 @@ export function serviceEnv(stack: Stack, databaseUrl = stack.databaseUrl): Recor
 export function startService(stack: Stack, options: ServiceOptions): Promise<Server> {
   return serve(stack, {
     name: options.name,
-    args: [...profiling(options.cpuProfileDir), ...SERVICE_NODE_FLAGS, ...(SERVICE_ENTRY.endsWith('.ts') ? ['--import', 'tsx'] : []), SERVICE_ENTRY],
-    env: { ...serviceEnv(stack, options.databaseUrl), NODE_ENV: options.nodeEnv ?? 'production', WEB_CONCURRENCY: String(options.webConcurrency ?? 1) },
+    args: [
+      ...profiling(options.cpuProfileDir),
+      ...SERVICE_NODE_FLAGS,
+      ...(SERVICE_ENTRY.endsWith('.ts') ? ['--import', 'tsx'] : []),
+      SERVICE_ENTRY,
+    ],
+    env: {
+      ...serviceEnv(stack, options.databaseUrl),
+      NODE_ENV: options.nodeEnv ?? 'production',
+      WEB_CONCURRENCY: String(options.webConcurrency ?? 1),
+    },
     ipc: false,
   });
 }

@@ -34,26 +34,58 @@ export function prepareWrk(options: LoadOptions): () => Promise<Measured> {
   const file = join(dir, 'requests.tsv');
   // wrk takes whole seconds.
   const seconds = Math.max(1, Math.round(options.durationS));
-  const count = traffic.next === undefined ? 1 : Math.max(THREADS, traffic.distinct ?? seconds * MOST_REQUESTS_PER_SECOND);
+  const count =
+    traffic.next === undefined
+      ? 1
+      : Math.max(THREADS, traffic.distinct ?? seconds * MOST_REQUESTS_PER_SECOND);
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const varying = traffic.next?.();
-    lines.push(`${varying?.header[0] ?? ''}\t${varying?.header[1] ?? ''}\t${varying?.body ?? traffic.body ?? ''}`);
+    lines.push(
+      `${varying?.header[0] ?? ''}\t${varying?.header[1] ?? ''}\t${varying?.body ?? traffic.body ?? ''}`,
+    );
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
-  const headers = Object.entries(traffic.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const headers = Object.entries(traffic.headers ?? {}).flatMap(([name, value]) => [
+    '-H',
+    `${name}: ${value}`,
+  ]);
   return async () => {
     try {
-      const child = spawn('wrk', ['-t', String(THREADS), '-c', String(options.connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', SCRIPT, ...headers, `${options.url}${traffic.path}`], {
-        env: { ...process.env, WRK_REQUESTS: file, WRK_EXPECT: traffic.expect ?? '', WRK_THREADS: String(THREADS), WRK_METHOD: traffic.method },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        'wrk',
+        [
+          '-t',
+          String(THREADS),
+          '-c',
+          String(options.connections),
+          '-d',
+          `${seconds}s`,
+          '--timeout',
+          '10s',
+          '-s',
+          SCRIPT,
+          ...headers,
+          `${options.url}${traffic.path}`,
+        ],
+        {
+          env: {
+            ...process.env,
+            WRK_REQUESTS: file,
+            WRK_EXPECT: traffic.expect ?? '',
+            WRK_THREADS: String(THREADS),
+            WRK_METHOD: traffic.method,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const [code] = (await once(child, 'close')) as [number | null];
       const line = /^WRK_RESULT (.*)$/m.exec(output)?.[1];
-      if (code !== 0 || line === undefined) throw new Error(`wrk failed (exit ${code}): ${output.trim()}`);
+      if (code !== 0 || line === undefined)
+        throw new Error(`wrk failed (exit ${code}): ${output.trim()}`);
       const result = JSON.parse(line) as WrkResult;
       const durationS = result.durationUs / 1e6;
       return {
@@ -63,7 +95,9 @@ export function prepareWrk(options: LoadOptions): () => Promise<Measured> {
         p50: result.p50Us / 1000,
         p99: result.p99Us / 1000,
         non2xx: result.non2xx + result.errors,
-        ...(traffic.expect === undefined ? {} : { answers: { expected: result.expected, other: result.other } }),
+        ...(traffic.expect === undefined
+          ? {}
+          : { answers: { expected: result.expected, other: result.other } }),
         generator: 'wrk',
       };
     } finally {

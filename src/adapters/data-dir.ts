@@ -20,7 +20,9 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
     });
     if (!(await stat(dataDir)).isDirectory()) throw new Error(`${dataDir} is not a directory`);
   } catch (error) {
-    throw new DataDirError(`DATA_DIR ${dataDir} cannot be created: ${blockingFile(dataDir) ?? (error instanceof Error ? error.message : String(error))}`);
+    throw new DataDirError(
+      `DATA_DIR ${dataDir} cannot be created: ${blockingFile(dataDir) ?? (error instanceof Error ? error.message : String(error))}`,
+    );
   }
 }
 

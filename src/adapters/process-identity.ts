@@ -34,7 +34,8 @@ export function thisProcess(): ProcessIdentity {
 
 /** Whether the recorded process still runs (also another user's), and not an exited one nobody reaped. */
 export function isRunning(recorded: ProcessIdentity): boolean {
-  if (recorded.pid === process.pid) return recorded.started !== null && recorded.started === startOf(process.pid);
+  if (recorded.pid === process.pid)
+    return recorded.started !== null && recorded.started === startOf(process.pid);
   try {
     process.kill(recorded.pid, 0);
   } catch (error) {

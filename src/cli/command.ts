@@ -45,7 +45,8 @@ export class UsageError extends Error {
 
 export function requiredOption(input: CommandInput, name: string): string {
   const value = input.values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${name} is required`);
   return value;
 }
 

@@ -11,9 +11,16 @@ import { syncUserCommand } from './commands/sync-user.ts';
 import { tokenCommand } from './commands/token.ts';
 
 const PROGRAM = 'npm run cli --';
-const COMMANDS: readonly Command[] = [migrateCommand, tokenCommand, setPlanCommand, syncUserCommand, replayEventsCommand];
+const COMMANDS: readonly Command[] = [
+  migrateCommand,
+  tokenCommand,
+  setPlanCommand,
+  syncUserCommand,
+  replayEventsCommand,
+];
 
-const usageLine = (command: Command) => `${PROGRAM} ${command.name}${command.usage === '' ? '' : ` ${command.usage}`}`;
+const usageLine = (command: Command) =>
+  `${PROGRAM} ${command.name}${command.usage === '' ? '' : ` ${command.usage}`}`;
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -28,11 +35,17 @@ function overview(): string {
   ].join('\n');
 }
 
-const commandHelp = (command: Command) => `usage: ${usageLine(command)}\n\n${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.\n${command.help}`;
+const commandHelp = (command: Command) =>
+  `usage: ${usageLine(command)}\n\n${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.\n${command.help}`;
 
 function parse(command: Command, args: string[]): CommandInput & { help: boolean } {
   try {
-    const { values, positionals } = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
     const { help, ...rest } = values as Record<string, string | boolean | undefined>;
     return { values: rest, positionals, help: help === true };
   } catch (error) {
@@ -44,25 +57,39 @@ async function runCommand(command: Command, args: string[], io: CommandIo): Prom
   const input = parse(command, args);
   if (input.help) return io.out(commandHelp(command));
   const missing = command.positionals.slice(input.positionals.length);
-  if (missing.length > 0) throw new UsageError(`missing <${missing.join('> <')}> (usage: ${usageLine(command)})`, command.name);
+  if (missing.length > 0)
+    throw new UsageError(
+      `missing <${missing.join('> <')}> (usage: ${usageLine(command)})`,
+      command.name,
+    );
   const extra = input.positionals[command.positionals.length];
-  if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)} (usage: ${usageLine(command)})`, command.name);
+  if (extra !== undefined)
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(extra)} (usage: ${usageLine(command)})`,
+      command.name,
+    );
   try {
     await command.run(input, io);
   } catch (error) {
-    throw error instanceof UsageError && error.command === undefined ? new UsageError(error.message, command.name) : error;
+    throw error instanceof UsageError && error.command === undefined
+      ? new UsageError(error.message, command.name)
+      : error;
   }
 }
 
 async function dispatch(argv: string[], io: CommandIo): Promise<void> {
   const [name, ...rest] = argv;
-  if (name === undefined) throw new UsageError(`no command given; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+  if (name === undefined)
+    throw new UsageError(`no command given; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
   if (name === '--help' || name === '-h' || name === 'help') {
     const topic = COMMANDS.find((c) => c.name === rest[0]);
     return io.out(topic ? commandHelp(topic) : overview());
   }
   const command = COMMANDS.find((c) => c.name === name);
-  if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+  if (command === undefined)
+    throw new UsageError(
+      `unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`,
+    );
   return runCommand(command, rest, io);
 }
 
@@ -72,10 +99,15 @@ async function main(argv: string[], io: CommandIo): Promise<number> {
     await dispatch(argv, io);
     return 0;
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+    const message = (error instanceof Error ? error.message : String(error)).replace(
+      /\s*\n\s*/g,
+      ' ',
+    );
     if (error instanceof UsageError) {
       const where = error.command === undefined ? PROGRAM : `${PROGRAM} ${error.command}`;
-      io.progress(`error: ${error.command === undefined ? '' : `${error.command}: `}${message}${message.includes('usage:') ? '' : ` (see \`${where} --help\`)`}`);
+      io.progress(
+        `error: ${error.command === undefined ? '' : `${error.command}: `}${message}${message.includes('usage:') ? '' : ` (see \`${where} --help\`)`}`,
+      );
       return 2;
     }
     io.progress(`error: ${message}`);
@@ -83,6 +115,9 @@ async function main(argv: string[], io: CommandIo): Promise<number> {
   }
 }
 
-const io: CommandIo = { out: (line) => process.stdout.write(`${line}\n`), progress: (line) => process.stderr.write(`${line}\n`) };
+const io: CommandIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  progress: (line) => process.stderr.write(`${line}\n`),
+};
 // Exit explicitly: a command that failed half-way may leave a connection open.
 process.exit(await main(process.argv.slice(2), io));

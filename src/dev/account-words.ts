@@ -1,7 +1,13 @@
 // Development only: a user's billing state said in words on `/billing`, including the cases
 // where the tier and the provider's status seem to disagree (a failed renewal keeps the tier for
 // the grace period; a cancellation at period end keeps it until then).
-import { blocksNewCheckout, FREE_TIER, graceEnd, tierOf, type TierPolicy } from '../domain/billing/tier.ts';
+import {
+  blocksNewCheckout,
+  FREE_TIER,
+  graceEnd,
+  tierOf,
+  type TierPolicy,
+} from '../domain/billing/tier.ts';
 import type { User } from '../domain/model.ts';
 
 export interface AccountView {
@@ -12,30 +18,50 @@ export interface AccountView {
   canManage: boolean;
 }
 
-const when = (date: Date | null): string => (date === null ? 'the end of the period' : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+const when = (date: Date | null): string =>
+  date === null
+    ? 'the end of the period'
+    : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function statusWords(user: User, policy: TierPolicy, tier: string, now: Date): string[] {
   const subscription = user.subscription;
   if (subscription === null) return ['You have no subscription yet.'];
-  const plan = (subscription.priceId && policy.tierByPrice.get(subscription.priceId)) || 'a plan this service does not sell';
+  const plan =
+    (subscription.priceId && policy.tierByPrice.get(subscription.priceId)) ||
+    'a plan this service does not sell';
   const periodEnd = when(subscription.currentPeriodEnd);
   switch (subscription.status) {
     case 'active':
     case 'trialing': {
-      const state = subscription.status === 'trialing' ? `Your ${plan} trial runs` : `Your ${plan} subscription is active`;
-      if (subscription.cancelAtPeriodEnd) return [`Your ${plan} subscription is canceled at the end of its period: you keep ${tier} until ${periodEnd}, then ${FREE_TIER}.`];
+      const state =
+        subscription.status === 'trialing'
+          ? `Your ${plan} trial runs`
+          : `Your ${plan} subscription is active`;
+      if (subscription.cancelAtPeriodEnd)
+        return [
+          `Your ${plan} subscription is canceled at the end of its period: you keep ${tier} until ${periodEnd}, then ${FREE_TIER}.`,
+        ];
       return [`${state} until ${periodEnd}, then renews.`];
     }
     case 'past_due': {
       const failed = `The last payment for your ${plan} subscription failed on ${when(subscription.paymentFailedAt)}.`;
       const ends = when(graceEnd(subscription, policy, now));
-      if (tier !== FREE_TIER) return [failed, `You keep ${tier} during the grace period of ${policy.graceDays} days, until ${ends}; after that ${FREE_TIER}, unless a payment goes through. The provider retries it; update your card in the billing portal.`];
-      return [failed, `The grace period ended on ${ends}: you are on ${FREE_TIER} until a payment goes through. Update your card in the billing portal.`];
+      if (tier !== FREE_TIER)
+        return [
+          failed,
+          `You keep ${tier} during the grace period of ${policy.graceDays} days, until ${ends}; after that ${FREE_TIER}, unless a payment goes through. The provider retries it; update your card in the billing portal.`,
+        ];
+      return [
+        failed,
+        `The grace period ended on ${ends}: you are on ${FREE_TIER} until a payment goes through. Update your card in the billing portal.`,
+      ];
     }
     case 'canceled':
       return [`Your ${plan} subscription was canceled.`];
     default:
-      return [`Your ${plan} subscription is ${subscription.status.replace('_', ' ')}: it gives no paid tier.`];
+      return [
+        `Your ${plan} subscription is ${subscription.status.replace('_', ' ')}: it gives no paid tier.`,
+      ];
   }
 }
 

@@ -15,7 +15,13 @@ import type { UserService } from '../domain/users/user-service.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { perUserLimit } from '../http/per-user-limit.ts';
 import { accountView } from './account-words.ts';
-import { forget, presentedSubject, presentedToken, refusalInWords, signIn } from './billing-session.ts';
+import {
+  forget,
+  presentedSubject,
+  presentedToken,
+  refusalInWords,
+  signIn,
+} from './billing-session.ts';
 import { crossSite, escapeHtml, HEADERS, page, START_CHECKOUT } from './page-layout.ts';
 
 export interface BillingAccountServices {
@@ -39,10 +45,14 @@ const SIGN_IN = `<p>Sign in with a development token to start a checkout or mana
 (it is made for this service, whatever its port). This browser keeps it until it closes.
 A front end calls <code>POST /api/v1/billing/checkout</code> and <code>/portal</code> with the user's token instead.</small></p>`;
 
-const action = (path: string, label: string) => `<form method="post" action="${path}"><button type="submit">${label}</button></form>`;
+const action = (path: string, label: string) =>
+  `<form method="post" action="${path}"><button type="submit">${label}</button></form>`;
 const PORTAL_BUTTON = action('/billing/portal', 'Open the billing portal');
 
-async function accountPage(services: BillingAccountServices, principal: Principal): Promise<string> {
+async function accountPage(
+  services: BillingAccountServices,
+  principal: Principal,
+): Promise<string> {
   const view = accountView(await services.users.currentUser(principal), services.policy);
   const status = view.status.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
   const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;
@@ -53,43 +63,77 @@ ${status}<div class="actions">${buttons}</div>${action('/billing/sign-out', 'Sig
 /** A refused action's page: why, in words, and what to do next. */
 function refusal(reply: FastifyReply, error: DomainError, issuer: string | null): FastifyReply {
   const status = statusOf(error);
-  const next = status === 401 ? SIGN_IN : error.code === 'nothing_to_manage' ? START_CHECKOUT : error.code === 'subscription_active' ? PORTAL_BUTTON : '';
+  const next =
+    status === 401
+      ? SIGN_IN
+      : error.code === 'nothing_to_manage'
+        ? START_CHECKOUT
+        : error.code === 'subscription_active'
+          ? PORTAL_BUTTON
+          : '';
   const words = status === 401 ? refusalInWords(error, issuer) : `${error.message}.`;
-  return reply.status(status).headers(HEADERS).send(page('Billing', `<p class="error">${escapeHtml(words)}</p>${next}`));
+  return reply
+    .status(status)
+    .headers(HEADERS)
+    .send(page('Billing', `<p class="error">${escapeHtml(words)}</p>${next}`));
 }
 
 export function billingAccountPages(services: BillingAccountServices): FastifyPluginAsync {
   const { verifier, issuer } = services;
-  const forbidden = (reply: FastifyReply) => reply.status(403).headers(HEADERS).send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
+  const forbidden = (reply: FastifyReply) =>
+    reply
+      .status(403)
+      .headers(HEADERS)
+      .send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
   return async (app) => {
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) =>
-      done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 16 * 1024 },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
     app.get('/billing', { schema: { hide: true } }, async (request, reply) => {
-      if (presentedToken(request) === null) return reply.headers(HEADERS).send(page('Billing', SIGN_IN));
+      if (presentedToken(request) === null)
+        return reply.headers(HEADERS).send(page('Billing', SIGN_IN));
       try {
-        return reply.headers(HEADERS).send(page('Billing', await accountPage(services, await signIn(request, reply, verifier))));
+        return reply
+          .headers(HEADERS)
+          .send(
+            page('Billing', await accountPage(services, await signIn(request, reply, verifier))),
+          );
       } catch (error) {
         if (error instanceof DomainError) return refusal(reply, error, issuer);
         throw error;
       }
     });
 
-    app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${services.simulatorUrl}/`, 303));
+    app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) =>
+      reply.redirect(`${services.simulatorUrl}/`, 303),
+    );
 
     /** A form post that acts for the signed-in person and sends the browser to the provider's page. */
-    const act = (path: string, operation: string, go: (principal: Principal) => Promise<{ url: string }>) =>
-      app.post(path, { schema: { hide: true }, config: perUserLimit(operation, services.perUserPerMinute, presentedSubject) }, async (request, reply) => {
-        if (crossSite(request)) return forbidden(reply);
-        try {
-          const { url } = await go(await signIn(request, reply, verifier));
-          return reply.redirect(url, 303);
-        } catch (error) {
-          if (error instanceof DomainError) return refusal(reply, error, issuer);
-          throw error;
-        }
-      });
+    const act = (
+      path: string,
+      operation: string,
+      go: (principal: Principal) => Promise<{ url: string }>,
+    ) =>
+      app.post(
+        path,
+        {
+          schema: { hide: true },
+          config: perUserLimit(operation, services.perUserPerMinute, presentedSubject),
+        },
+        async (request, reply) => {
+          if (crossSite(request)) return forbidden(reply);
+          try {
+            const { url } = await go(await signIn(request, reply, verifier));
+            return reply.redirect(url, 303);
+          } catch (error) {
+            if (error instanceof DomainError) return refusal(reply, error, issuer);
+            throw error;
+          }
+        },
+      );
     act('/billing/portal', 'portal', (principal) => services.portal.open(principal, {}));
     act('/billing/checkout', 'checkout', (principal) => services.checkout.start(principal, {}));
 

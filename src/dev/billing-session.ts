@@ -48,9 +48,16 @@ export function forget(reply: FastifyReply): void {
 }
 
 /** Verifies the token presented; remembers it when good, forgets it when refused. */
-export async function signIn(request: FastifyRequest, reply: FastifyReply, verifier: TokenVerifier): Promise<Principal> {
+export async function signIn(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  verifier: TokenVerifier,
+): Promise<Principal> {
   const token = presentedToken(request);
-  if (token === null) throw new DomainError('not_authenticated', 'Not authenticated', { reason: 'no token pasted, and this browser is not signed in' });
+  if (token === null)
+    throw new DomainError('not_authenticated', 'Not authenticated', {
+      reason: 'no token pasted, and this browser is not signed in',
+    });
   try {
     const principal = await verifier.verify(token);
     // A JWT is base64url and dots: nothing a cookie could misread. Anything else is not stored.
@@ -65,6 +72,9 @@ export async function signIn(request: FastifyRequest, reply: FastifyReply, verif
 /** Why a token was refused, for the person who pasted it. */
 export function refusalInWords(error: DomainError, issuer: string | null): string {
   const reason = typeof error.details.reason === 'string' ? `: ${error.details.reason}` : '';
-  const expected = issuer !== null && reason.includes('wrong issuer') ? ` (this service's issuer is "${issuer}")` : '';
+  const expected =
+    issuer !== null && reason.includes('wrong issuer')
+      ? ` (this service's issuer is "${issuer}")`
+      : '';
   return `${error.message}${reason}${expected}.`;
 }

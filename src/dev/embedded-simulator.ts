@@ -15,7 +15,11 @@ export interface EmbeddedSimulator {
 /** The development pages: `/`, the return pages after the simulator's checkout, and `/billing`. */
 export { developmentPages } from './development-pages.ts';
 
-export async function startEmbeddedSimulator(config: Config, db: Database, logger: Logger): Promise<EmbeddedSimulator> {
+export async function startEmbeddedSimulator(
+  config: Config,
+  db: Database,
+  logger: Logger,
+): Promise<EmbeddedSimulator> {
   let serviceUrl: string | null = null;
   const log = logger.child({ component: 'payments-simulator' });
   const { startPaymentsSimulator } = await import('@billing/payments-simulator');
@@ -28,10 +32,15 @@ export async function startEmbeddedSimulator(config: Config, db: Database, logge
     webhookSecret: config.webhookSecrets[0]!,
     prices: config.prices,
     // The names its pages are reached by besides IP addresses and localhost: APP_URL's, HOST, its own.
-    allowedHosts: [...config.localNames, config.payments.kind === 'simulator' ? config.payments.simulatorHost : '127.0.0.1'],
+    allowedHosts: [
+      ...config.localNames,
+      config.payments.kind === 'simulator' ? config.payments.simulatorHost : '127.0.0.1',
+    ],
     log: (message, fields) => log.info(fields ?? {}, message),
   });
-  logger.info(`payment simulator: ${simulator.url} (dashboard with lifecycle controls at ${simulator.url}/)`);
+  logger.info(
+    `payment simulator: ${simulator.url} (dashboard with lifecycle controls at ${simulator.url}/)`,
+  );
   return {
     url: simulator.url,
     setServiceUrl: (url) => {

@@ -4,7 +4,17 @@
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDataDir } from '../adapters/data-dir.ts';
-import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  SignJWT,
+  type JWK,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+} from 'jose';
 
 const ALGORITHM = 'ES256';
 
@@ -14,11 +24,18 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-export async function generateSigningKey(algorithm = ALGORITHM): Promise<SigningKey & { privateJwk: JWK }> {
+export async function generateSigningKey(
+  algorithm = ALGORITHM,
+): Promise<SigningKey & { privateJwk: JWK }> {
   const { privateKey, publicKey } = await generateKeyPair(algorithm, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  return { kid, privateKey, privateJwk: await exportJWK(privateKey), publicJwk: { ...publicJwk, kid, alg: algorithm, use: 'sig' } };
+  return {
+    kid,
+    privateKey,
+    privateJwk: await exportJWK(privateKey),
+    publicJwk: { ...publicJwk, kid, alg: algorithm, use: 'sig' },
+  };
 }
 
 async function readSigningKey(file: string): Promise<SigningKey | null> {
@@ -44,7 +61,9 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKe
   const key = await generateSigningKey();
   await ensureDataDir(dataDir);
   const aside = `${file}.${process.pid}.tmp`;
-  await writeFile(aside, JSON.stringify({ privateJwk: key.privateJwk, publicJwk: key.publicJwk }), { mode: 0o600 });
+  await writeFile(aside, JSON.stringify({ privateJwk: key.privateJwk, publicJwk: key.publicJwk }), {
+    mode: 0o600,
+  });
   try {
     await link(aside, file);
     return key;
@@ -66,7 +85,10 @@ export interface TokenClaims {
 }
 
 export function signToken(key: SigningKey, claims: TokenClaims): Promise<string> {
-  const payload = { ...claims.extra, ...(claims.email === undefined ? {} : { email: claims.email }) };
+  const payload = {
+    ...claims.extra,
+    ...(claims.email === undefined ? {} : { email: claims.email }),
+  };
   return new SignJWT(payload)
     .setProtectedHeader({ alg: key.publicJwk.alg ?? ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.sub)

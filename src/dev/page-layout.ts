@@ -4,7 +4,10 @@
 import type { FastifyRequest } from 'fastify';
 
 export const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 const LINKS = `<p class="links"><a href="/billing">Manage your subscription</a> · <a href="/billing/dashboard">Payments simulator dashboard</a> · <a href="/docs">API docs</a></p>`;
 
@@ -18,7 +21,8 @@ input{width:100%;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}</style></head>
 }
 
 /** Acts for the person signed in on /billing (billing-account-pages.ts), who is asked to sign in first otherwise. */
-export const START_CHECKOUT = '<form method="post" action="/billing/checkout"><button type="submit">Start a checkout</button></form>';
+export const START_CHECKOUT =
+  '<form method="post" action="/billing/checkout"><button type="submit">Start a checkout</button></form>';
 
 export const HEADERS = {
   'content-type': 'text/html; charset=utf-8',

@@ -18,6 +18,8 @@ service answered, and renews, fails a renewal or ends a period.</li>
 
 export function startPage(): FastifyPluginAsync {
   return async (app) => {
-    app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.headers(HEADERS).send(page('Billing service (development)', START)));
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply.headers(HEADERS).send(page('Billing service (development)', START)),
+    );
   };
 }

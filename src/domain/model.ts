@@ -102,7 +102,12 @@ interface EventFacts {
 
 export interface CheckoutSessionEvent extends EventFacts {
   kind: 'checkout_session';
-  session: { id: string; userId: string | null; customerId: string | null; subscriptionId: string | null };
+  session: {
+    id: string;
+    userId: string | null;
+    customerId: string | null;
+    subscriptionId: string | null;
+  };
 }
 
 export interface SubscriptionEvent extends EventFacts {

@@ -9,9 +9,18 @@ export class AccessLog extends LogController {
     request.log.debug({ req: request }, 'incoming request');
   }
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
     if (this.isLogDisabled(request)) return;
-    const entry = { method: request.method, url: request.url, res: reply, responseTime: reply.elapsedTime };
+    const entry = {
+      method: request.method,
+      url: request.url,
+      res: reply,
+      responseTime: reply.elapsedTime,
+    };
     if (error) reply.log.error({ ...entry, err: error }, 'request errored');
     else reply.log.info(entry, 'request completed');
   }

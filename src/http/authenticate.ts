@@ -16,15 +16,24 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined || !/^bearer\b/i.test(header)) return null;
   const match = BEARER.exec(header);
-  if (!match) throw new DomainError('invalid_token', 'Invalid token', { reason: 'malformed bearer credentials' });
+  if (!match)
+    throw new DomainError('invalid_token', 'Invalid token', {
+      reason: 'malformed bearer credentials',
+    });
   return match[1]!;
 }
 
 export function authenticate(verifier: TokenVerifier) {
-  return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticateRequest(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+  ): Promise<void> {
     const token = bearerToken(request.headers.authorization);
     if (token === null) {
-      const reason = request.headers.authorization === undefined ? 'no Authorization header' : 'Authorization header is not Bearer credentials';
+      const reason =
+        request.headers.authorization === undefined
+          ? 'no Authorization header'
+          : 'Authorization header is not Bearer credentials';
       throw new DomainError('not_authenticated', 'Not authenticated', { reason });
     }
     request.principal = await verifier.verify(token);

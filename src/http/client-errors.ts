@@ -11,7 +11,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const [status, detail] = REASONS[error.code ?? ''] ?? [400, 'Bad request'];
   const body = JSON.stringify({ detail });
   if (socket.writable) {
-    socket.end(`HTTP/1.1 ${status} ${detail}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${detail}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   } else {
     socket.destroy(error);
   }

@@ -5,7 +5,12 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, type ErrorCode } from '../domain/errors.ts';
 import { DatabaseUnavailableError } from '../adapters/database/sql-client.ts';
 import { JsonBodyError } from './json-body.ts';
-import { fieldError, jsonDecodeError, toValidationErrors, type ValidationErrorItem } from './validation-errors.ts';
+import {
+  fieldError,
+  jsonDecodeError,
+  toValidationErrors,
+  type ValidationErrorItem,
+} from './validation-errors.ts';
 
 interface Rendered {
   status: number;
@@ -20,9 +25,17 @@ function renderDomain(error: DomainError): Rendered {
   const code: ErrorCode = error.code;
   switch (code) {
     case 'not_authenticated':
-      return { status: 401, detail: 'Not authenticated', headers: { 'www-authenticate': 'Bearer' } };
+      return {
+        status: 401,
+        detail: 'Not authenticated',
+        headers: { 'www-authenticate': 'Bearer' },
+      };
     case 'invalid_token':
-      return { status: 401, detail: 'Invalid token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } };
+      return {
+        status: 401,
+        detail: 'Invalid token',
+        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      };
     case 'invalid_redirect_url': {
       const { field, input } = error.details as { field: string; input: unknown };
       return { status: 422, detail: [fieldError(field, 'url_not_allowed', error.message, input)] };
@@ -37,7 +50,11 @@ function renderDomain(error: DomainError): Rendered {
     case 'payments_unavailable':
       return { status: 502, detail: error.message };
     case 'payments_throttled':
-      return { status: 503, detail: error.message, headers: { 'retry-after': String(error.details.retryAfterSeconds ?? 1) } };
+      return {
+        status: 503,
+        detail: error.message,
+        headers: { 'retry-after': String(error.details.retryAfterSeconds ?? 1) },
+      };
     case 'database_unavailable':
       return { status: 503, detail: error.message, headers: RETRY_LATER };
     default: {
@@ -52,10 +69,17 @@ export const statusOf = (error: DomainError): number => renderDomain(error).stat
 
 function render(error: FastifyError, input: unknown): Rendered | null {
   if (error instanceof DomainError) return renderDomain(error);
-  if (error instanceof JsonBodyError) return { status: 422, detail: [jsonDecodeError(error.position, error.reason)] };
-  if (error instanceof DatabaseUnavailableError) return { status: 503, detail: 'Database unavailable', headers: RETRY_LATER };
-  if (error.validation) return { status: 422, detail: toValidationErrors(error.validation, error.validationContext ?? 'body', input) };
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, detail: 'Request body too large' };
+  if (error instanceof JsonBodyError)
+    return { status: 422, detail: [jsonDecodeError(error.position, error.reason)] };
+  if (error instanceof DatabaseUnavailableError)
+    return { status: 503, detail: 'Database unavailable', headers: RETRY_LATER };
+  if (error.validation)
+    return {
+      status: 422,
+      detail: toValidationErrors(error.validation, error.validationContext ?? 'body', input),
+    };
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return { status: 413, detail: 'Request body too large' };
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return { status, detail: error.message };
   return null;
@@ -63,7 +87,12 @@ function render(error: FastifyError, input: unknown): Rendered | null {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply: FastifyReply) => {
-    const parts: Record<string, unknown> = { body: request.body, querystring: request.query, params: request.params, headers: request.headers };
+    const parts: Record<string, unknown> = {
+      body: request.body,
+      querystring: request.query,
+      params: request.params,
+      headers: request.headers,
+    };
     const rendered = render(error, parts[error.validationContext ?? 'body']);
     if (rendered === null) {
       request.log.error({ err: error }, 'unhandled error');
@@ -71,8 +100,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (rendered.status >= 500) request.log.warn({ err: error }, 'dependency unavailable');
     // Why a caller was refused, for whoever debugs an identity provider's set-up: never the token.
-    if (rendered.status === 401) request.log.info({ reason: error instanceof DomainError ? error.details.reason : error.message }, 'authentication refused');
-    return reply.status(rendered.status).headers(rendered.headers ?? {}).send({ detail: rendered.detail });
+    if (rendered.status === 401)
+      request.log.info(
+        { reason: error instanceof DomainError ? error.details.reason : error.message },
+        'authentication refused',
+      );
+    return reply
+      .status(rendered.status)
+      .headers(rendered.headers ?? {})
+      .send({ detail: rendered.detail });
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
 }

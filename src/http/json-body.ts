@@ -50,7 +50,9 @@ function errorPosition(text: string, message: string): number {
 
 function decodeError(text: string, error: SyntaxError): JsonBodyError {
   // V8 quotes the input in some messages; the client already has it, the log needs none of it.
-  const reason = error.message.replace(/, ".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '');
+  const reason = error.message
+    .replace(/, ".*" is not valid JSON$/s, '')
+    .replace(/ in JSON at position \d+.*$/s, '');
   return new JsonBodyError(errorPosition(text, error.message), reason);
 }
 

@@ -20,7 +20,13 @@ export function onlyLocalHosts(names: readonly string[]) {
   const allowed = names.map((name) => name.toLowerCase());
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (isLocalHost(request.headers.host, allowed)) return;
-    request.log.warn({ host: request.headers.host?.slice(0, 100) }, 'refused: Host is not a name of this machine (DNS rebinding?)');
-    return reply.status(421).header('connection', 'close').send({ detail: 'Misdirected request: this address serves this machine only' });
+    request.log.warn(
+      { host: request.headers.host?.slice(0, 100) },
+      'refused: Host is not a name of this machine (DNS rebinding?)',
+    );
+    return reply
+      .status(421)
+      .header('connection', 'close')
+      .send({ detail: 'Misdirected request: this address serves this machine only' });
   };
 }

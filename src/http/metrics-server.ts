@@ -9,8 +9,14 @@ import { createFastify } from '../app.ts';
 import { metricsRoutes, type MetricsAccess } from './routes/metrics.ts';
 
 async function refuseBodies(request: FastifyRequest, reply: FastifyReply) {
-  const announced = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-  if (announced) return reply.status(413).header('connection', 'close').send({ detail: 'Request body too large' });
+  const announced =
+    request.headers['transfer-encoding'] !== undefined ||
+    Number(request.headers['content-length'] ?? 0) > 0;
+  if (announced)
+    return reply
+      .status(413)
+      .header('connection', 'close')
+      .send({ detail: 'Request body too large' });
 }
 
 export interface MetricsListener {
@@ -24,11 +30,22 @@ export interface MetricsWhere extends MetricsAccess {
   requestTimeoutMs: number;
 }
 
-export async function listenForMetrics(metrics: PrometheusMetrics, where: MetricsWhere, logger: Logger): Promise<MetricsListener> {
+export async function listenForMetrics(
+  metrics: PrometheusMetrics,
+  where: MetricsWhere,
+  logger: Logger,
+): Promise<MetricsListener> {
   // Scrapes are not logged line by line (warn and above only): the API's access log stays readable.
-  const app = createFastify({ logger: logger.child({ component: 'metrics' }, { level: 'warn' }), requestTimeoutMs: where.requestTimeoutMs });
+  const app = createFastify({
+    logger: logger.child({ component: 'metrics' }, { level: 'warn' }),
+    requestTimeoutMs: where.requestTimeoutMs,
+  });
   app.addHook('onRequest', refuseBodies);
   await app.register(metricsRoutes(metrics, where));
-  const url = await app.listen({ host: where.host, port: where.port, listenTextResolver: (address) => `metrics listening at ${address}/metrics` });
+  const url = await app.listen({
+    host: where.host,
+    port: where.port,
+    listenTextResolver: (address) => `metrics listening at ${address}/metrics`,
+  });
   return { url, close: () => app.close() };
 }

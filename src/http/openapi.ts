@@ -9,9 +9,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Subscription billing and user profile service', version: '1.0.0' },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());

@@ -5,8 +5,17 @@ import type { FastifyRequest } from 'fastify';
 
 const authenticated = (request: FastifyRequest) => request.principal.idpId;
 
-export function perUserLimit(operation: string, perMinute: number, subject: (request: FastifyRequest) => string = authenticated) {
+export function perUserLimit(
+  operation: string,
+  perMinute: number,
+  subject: (request: FastifyRequest) => string = authenticated,
+) {
   return {
-    rateLimit: { max: perMinute, timeWindow: 60_000, hook: 'preHandler' as const, keyGenerator: (request: FastifyRequest) => `${operation}:${subject(request)}` },
+    rateLimit: {
+      max: perMinute,
+      timeWindow: 60_000,
+      hook: 'preHandler' as const,
+      keyGenerator: (request: FastifyRequest) => `${operation}:${subject(request)}`,
+    },
   };
 }

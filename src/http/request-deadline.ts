@@ -19,9 +19,13 @@ interface Connection {
 }
 
 const CHECK_INTERVAL_MS = 500;
-const timedOut = () => Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+const timedOut = () =>
+  Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
 
-export function keepRequestDeadlineWhileClosing(app: FastifyInstance, requestTimeoutMs: number): void {
+export function keepRequestDeadlineWhileClosing(
+  app: FastifyInstance,
+  requestTimeoutMs: number,
+): void {
   const connections = new Map<Socket, Connection>();
   app.server.on('connection', (socket: Socket) => {
     connections.set(socket, { since: Date.now(), request: null, readWhenIdle: 0 });
@@ -31,14 +35,21 @@ export function keepRequestDeadlineWhileClosing(app: FastifyInstance, requestTim
     const connection = connections.get(request.socket);
     if (connection === undefined) return; // app.inject's requests have no real connection
     connection.request = request;
-    response.once('finish', () => Object.assign(connection, { since: Date.now(), request: null, readWhenIdle: request.socket.bytesRead }));
+    response.once('finish', () =>
+      Object.assign(connection, {
+        since: Date.now(),
+        request: null,
+        readWhenIdle: request.socket.bytesRead,
+      }),
+    );
   });
 
   const expire = () => {
     const now = Date.now();
     for (const [socket, { since, request, readWhenIdle }] of connections) {
       if (request?.complete || now - since < requestTimeoutMs) continue; // arrived: its answer is on its way
-      if (request === null && socket.bytesRead === readWhenIdle) socket.destroy(); // idle between requests
+      if (request === null && socket.bytesRead === readWhenIdle)
+        socket.destroy(); // idle between requests
       else answerClientError(timedOut(), socket);
     }
   };

@@ -16,8 +16,12 @@ export const UserSchema = Type.Object(
 
 export const CheckoutRequestSchema = Type.Object(
   {
-    success_url: Type.Optional(Type.String({ description: 'Where the provider sends the user after a completed checkout' })),
-    cancel_url: Type.Optional(Type.String({ description: 'Where the provider sends the user after a cancelled checkout' })),
+    success_url: Type.Optional(
+      Type.String({ description: 'Where the provider sends the user after a completed checkout' }),
+    ),
+    cancel_url: Type.Optional(
+      Type.String({ description: 'Where the provider sends the user after a cancelled checkout' }),
+    ),
   },
   { $id: 'CheckoutRequest' },
 );
@@ -28,7 +32,13 @@ export const CheckoutResponseSchema = Type.Object(
 );
 
 export const PortalRequestSchema = Type.Object(
-  { return_url: Type.Optional(Type.String({ description: 'Where the portal\'s "Return" link leads; default APP_URL/billing' })) },
+  {
+    return_url: Type.Optional(
+      Type.String({
+        description: 'Where the portal\'s "Return" link leads; default APP_URL/billing',
+      }),
+    ),
+  },
   { $id: 'PortalRequest' },
 );
 
@@ -55,7 +65,10 @@ export const HTTPValidationErrorSchema = Type.Object(
 
 export const ErrorDetailSchema = Type.Object({ detail: Type.String() }, { $id: 'ErrorDetail' });
 
-export const WebhookResponseSchema = Type.Object({}, { $id: 'WebhookResponse', additionalProperties: Type.String() });
+export const WebhookResponseSchema = Type.Object(
+  {},
+  { $id: 'WebhookResponse', additionalProperties: Type.String() },
+);
 
 export const NAMED_SCHEMAS = [
   UserSchema,
@@ -74,11 +87,22 @@ export const ref = (id: string) => ({ $ref: `${id}#` });
 type Headers = Record<string, { type: 'string' | 'integer'; description: string }>;
 
 /** A response as /openapi.json shows it: its schema by name, what it means, the headers it carries. */
-export const described = (id: string, description: string, headers?: Headers) => ({ ...ref(id), description, ...(headers ? { headers } : {}) });
+export const described = (id: string, description: string, headers?: Headers) => ({
+  ...ref(id),
+  description,
+  ...(headers ? { headers } : {}),
+});
 
 /** The 401 answers every authenticated operation can give. */
 export const AUTH_RESPONSES = {
-  401: described('ErrorDetail', 'No bearer token ("Not authenticated"), or one that is malformed, expired, badly signed, or for another issuer or audience ("Invalid token")', {
-    'WWW-Authenticate': { type: 'string', description: '`Bearer` without a token; `Bearer error="invalid_token"` for a refused one' },
-  }),
+  401: described(
+    'ErrorDetail',
+    'No bearer token ("Not authenticated"), or one that is malformed, expired, badly signed, or for another issuer or audience ("Invalid token")',
+    {
+      'WWW-Authenticate': {
+        type: 'string',
+        description: '`Bearer` without a token; `Bearer error="invalid_token"` for a refused one',
+      },
+    },
+  ),
 };

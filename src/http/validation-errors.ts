@@ -20,7 +20,8 @@ function nestsDeeper(value: unknown, levels: number): boolean {
   return Object.values(value).some((child) => nestsDeeper(child, levels - 1));
 }
 
-const echoed = (input: unknown): { input?: unknown } => (nestsDeeper(input, MAX_ECHOED_DEPTH) ? {} : { input });
+const echoed = (input: unknown): { input?: unknown } =>
+  nestsDeeper(input, MAX_ECHOED_DEPTH) ? {} : { input };
 
 const TYPE_ERRORS: Record<string, [type: string, msg: string]> = {
   string: ['string_type', 'Input should be a valid string'],
@@ -32,7 +33,11 @@ const TYPE_ERRORS: Record<string, [type: string, msg: string]> = {
 };
 
 // Fastify's names for the request parts, as FastAPI names them in `loc`.
-const PART_NAMES: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
+const PART_NAMES: Record<string, string> = {
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
 
 type Path = (string | number)[];
 
@@ -40,56 +45,115 @@ type Path = (string | number)[];
 function pathOf(instancePath: string, root: unknown): Path {
   if (instancePath === '') return [];
   let value = root;
-  return instancePath.slice(1).split('/').map((raw) => {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    const segment = Array.isArray(value) && /^\d+$/.test(key) ? Number(key) : key;
-    value = valueAt(value, [segment]);
-    return segment;
-  });
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((raw) => {
+      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      const segment = Array.isArray(value) && /^\d+$/.test(key) ? Number(key) : key;
+      value = valueAt(value, [segment]);
+      return segment;
+    });
 }
 
 function valueAt(root: unknown, path: Path): unknown {
-  return path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), root);
+  return path.reduce<unknown>(
+    (value, key) =>
+      value !== null && typeof value === 'object'
+        ? (value as Record<string | number, unknown>)[key]
+        : undefined,
+    root,
+  );
 }
 
-function describe(error: FastifySchemaValidationError, root: unknown, path: Path): Omit<ValidationErrorItem, 'loc'> & { at: Path } {
+function describe(
+  error: FastifySchemaValidationError,
+  root: unknown,
+  path: Path,
+): Omit<ValidationErrorItem, 'loc'> & { at: Path } {
   const input = valueAt(root, path);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return { at: [...path, String(params.missingProperty)], type: 'missing', msg: 'Field required', input: input ?? null };
+      return {
+        at: [...path, String(params.missingProperty)],
+        type: 'missing',
+        msg: 'Field required',
+        input: input ?? null,
+      };
     case 'type': {
       if (path.length === 0 && params.type === 'object') {
         return input === undefined || input === null
           ? { at: path, type: 'missing', msg: 'Field required', input: null }
-          : { at: path, type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract attributes from', input };
+          : {
+              at: path,
+              type: 'model_attributes_type',
+              msg: 'Input should be a valid dictionary or object to extract attributes from',
+              input,
+            };
       }
-      const [type, msg] = TYPE_ERRORS[String(params.type)] ?? ['value_error', `Input should be of type ${String(params.type)}`];
+      const [type, msg] = TYPE_ERRORS[String(params.type)] ?? [
+        'value_error',
+        `Input should be of type ${String(params.type)}`,
+      ];
       return { at: path, type, msg, input };
     }
     case 'maxLength':
-      return { at: path, type: 'string_too_long', msg: `String should have at most ${String(params.limit)} characters`, input, ctx: { max_length: params.limit } };
+      return {
+        at: path,
+        type: 'string_too_long',
+        msg: `String should have at most ${String(params.limit)} characters`,
+        input,
+        ctx: { max_length: params.limit },
+      };
     case 'minLength':
-      return { at: path, type: 'string_too_short', msg: `String should have at least ${String(params.limit)} characters`, input, ctx: { min_length: params.limit } };
+      return {
+        at: path,
+        type: 'string_too_short',
+        msg: `String should have at least ${String(params.limit)} characters`,
+        input,
+        ctx: { min_length: params.limit },
+      };
     default:
       return { at: path, type: 'value_error', msg: error.message ?? 'Invalid value', input };
   }
 }
 
 /** Maps Fastify's (ajv's) errors for one part of the request ("body", "query", ...) to FastAPI items. */
-export function toValidationErrors(errors: FastifySchemaValidationError[], part: string, root: unknown): ValidationErrorItem[] {
+export function toValidationErrors(
+  errors: FastifySchemaValidationError[],
+  part: string,
+  root: unknown,
+): ValidationErrorItem[] {
   return errors.map((error) => {
     const { at, ...item } = describe(error, root, pathOf(error.instancePath, root));
-    return { type: item.type, loc: [PART_NAMES[part] ?? part, ...at], msg: item.msg, ...echoed(item.input), ...(item.ctx ? { ctx: item.ctx } : {}) };
+    return {
+      type: item.type,
+      loc: [PART_NAMES[part] ?? part, ...at],
+      msg: item.msg,
+      ...echoed(item.input),
+      ...(item.ctx ? { ctx: item.ctx } : {}),
+    };
   });
 }
 
 /** FastAPI's answer to a body that is not JSON at all. */
 export function jsonDecodeError(position: number, reason: string): ValidationErrorItem {
-  return { type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: reason } };
+  return {
+    type: 'json_invalid',
+    loc: ['body', position],
+    msg: 'JSON decode error',
+    input: {},
+    ctx: { error: reason },
+  };
 }
 
 /** One item for a field the domain rejected (a redirect URL, say). */
-export function fieldError(field: string, type: string, msg: string, input: unknown): ValidationErrorItem {
+export function fieldError(
+  field: string,
+  type: string,
+  msg: string,
+  input: unknown,
+): ValidationErrorItem {
   return { type, loc: ['body', field], msg, ...echoed(input) };
 }

@@ -11,10 +11,18 @@ export interface BannerFacts {
 
 export function banner({ url, simulatorUrl, devIdentity, database }: BannerFacts): string {
   const rows: [string, string][] = [['Start here', `${url}/`]];
-  if (simulatorUrl !== null) rows.push(['Your billing', `${url}/billing`], ['Stripe simulator', `${simulatorUrl}/`]);
+  if (simulatorUrl !== null)
+    rows.push(['Your billing', `${url}/billing`], ['Stripe simulator', `${simulatorUrl}/`]);
   rows.push(['API docs', `${url}/docs`]);
-  if (devIdentity) rows.push(['Get a token', 'npm run token -- --sub alice --email alice@example.com']);
+  if (devIdentity)
+    rows.push(['Get a token', 'npm run token -- --sub alice --email alice@example.com']);
   rows.push(['Database', database]);
   const width = Math.max(...rows.map(([label]) => label.length));
-  return ['', `  The billing service is running at ${url}`, ...rows.map(([label, value]) => `    ${label.padEnd(width)}  ${value}`), '  Stop it with Ctrl-C.', ''].join('\n');
+  return [
+    '',
+    `  The billing service is running at ${url}`,
+    ...rows.map(([label, value]) => `    ${label.padEnd(width)}  ${value}`),
+    '  Stop it with Ctrl-C.',
+    '',
+  ].join('\n');
 }

@@ -8,7 +8,10 @@ import { openMigratedDatabase, serveDatabase } from '../adapters/database/open.t
 import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
 
-export async function runPrimary(config: Readonly<Config>, fail: (error: unknown) => never): Promise<void> {
+export async function runPrimary(
+  config: Readonly<Config>,
+  fail: (error: unknown) => never,
+): Promise<void> {
   const logger = createLogger(config.logLevel);
   const server = await serveDatabase(config.database).catch(fail);
   const { db, applied } = await openMigratedDatabase(server.reach).catch(fail);
@@ -20,7 +23,8 @@ export async function runPrimary(config: Readonly<Config>, fail: (error: unknown
   for (let i = 0; i < config.webConcurrency; i++) fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) void server.stop().then(() => process.exit(0), fail);
+      if (Object.keys(cluster.workers ?? {}).length === 0)
+        void server.stop().then(() => process.exit(0), fail);
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');

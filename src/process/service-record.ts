@@ -22,14 +22,18 @@ export interface ServiceRecord {
 const recordFile = (dataDir: string) => join(dataDir, 'service.json');
 
 /** Writes this process's record (whole, by a rename); the returned function removes it if still ours. */
-export async function recordService(dataDir: string, record: Omit<ServiceRecord, 'pid' | 'started'>): Promise<() => Promise<void>> {
+export async function recordService(
+  dataDir: string,
+  record: Omit<ServiceRecord, 'pid' | 'started'>,
+): Promise<() => Promise<void>> {
   const self = thisProcess();
   await ensureDataDir(dataDir);
   const aside = `${recordFile(dataDir)}.${process.pid}.tmp`;
   await writeFile(aside, `${JSON.stringify({ ...self, ...record })}\n`, { mode: 0o600 });
   await rename(aside, recordFile(dataDir));
   return async () => {
-    if ((await runningService(dataDir))?.pid === self.pid) await rm(recordFile(dataDir), { force: true });
+    if ((await runningService(dataDir))?.pid === self.pid)
+      await rm(recordFile(dataDir), { force: true });
   };
 }
 
@@ -42,6 +46,12 @@ export async function runningService(dataDir: string): Promise<ServiceRecord | n
     return null; // none, or not one we wrote: as if no service ran
   }
   const optionalText = (value: unknown) => value === null || typeof value === 'string';
-  const wellFormed = Number.isInteger(record.pid) && record.pid > 0 && optionalText(record.started) && typeof record.url === 'string' && optionalText(record.issuer) && optionalText(record.simulatorUrl);
+  const wellFormed =
+    Number.isInteger(record.pid) &&
+    record.pid > 0 &&
+    optionalText(record.started) &&
+    typeof record.url === 'string' &&
+    optionalText(record.issuer) &&
+    optionalText(record.simulatorUrl);
   return wellFormed && isRunning(record) ? record : null;
 }

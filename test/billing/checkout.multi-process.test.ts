@@ -8,42 +8,70 @@ import { onPostgres } from '../helpers/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
-describe('checkout across two processes (PostgreSQL)', { skip: !onPostgres && 'needs PostgreSQL' }, () => {
-  let t: TestApp;
-  let services: ServiceProcess[] = [];
-  before(async () => {
-    t = await buildTestApp();
-    // Both instances use the test app's simulator, as instances share one real provider.
-    const env = { ...t.env, PAYMENTS_API_KEY: t.config.payments.apiKey, PAYMENTS_API_BASE: t.composition.simulatorUrl!, PAYMENTS_WEBHOOK_SECRET: 'whsec_local_simulator', BILLING_PRICES: 'pro=price_sim_pro,team=price_sim_team' };
-    services = await Promise.all([startServiceProcess(env), startServiceProcess(env), startServiceProcess({ ...env, PAYMENTS_API_KEY: 'sk_test_rejected_key' })]);
-  });
-  after(async () => {
-    await Promise.all(services.map((s) => s.stop()));
-    await t?.close();
-  });
+describe(
+  'checkout across two processes (PostgreSQL)',
+  { skip: !onPostgres && 'needs PostgreSQL' },
+  () => {
+    let t: TestApp;
+    let services: ServiceProcess[] = [];
+    before(async () => {
+      t = await buildTestApp();
+      // Both instances use the test app's simulator, as instances share one real provider.
+      const env = {
+        ...t.env,
+        PAYMENTS_API_KEY: t.config.payments.apiKey,
+        PAYMENTS_API_BASE: t.composition.simulatorUrl!,
+        PAYMENTS_WEBHOOK_SECRET: 'whsec_local_simulator',
+        BILLING_PRICES: 'pro=price_sim_pro,team=price_sim_team',
+      };
+      services = await Promise.all([
+        startServiceProcess(env),
+        startServiceProcess(env),
+        startServiceProcess({ ...env, PAYMENTS_API_KEY: 'sk_test_rejected_key' }),
+      ]);
+    });
+    after(async () => {
+      await Promise.all(services.map((s) => s.stop()));
+      await t?.close();
+    });
 
-  const checkout = async (service: ServiceProcess, token: string) =>
-    fetch(`${service.url}/api/v1/billing/checkout`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    const checkout = async (service: ServiceProcess, token: string) =>
+      fetch(`${service.url}/api/v1/billing/checkout`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
 
-  test('10 concurrent first checkouts over two instances make one customer', async () => {
-    const token = await t.token('multi-checkout');
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => checkout(services[i % 2]!, token)));
-    assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
-    const urls = await Promise.all(responses.map(async (r) => ((await r.json()) as { url: string }).url));
-    const sessions = await Promise.all([...new Set(urls)].map((url) => simulatorClient(t).checkout.sessions.retrieve(url.split('/').pop()!)));
-    assert.equal(new Set(sessions.map((s) => s.customer)).size, 1);
-    const rows = await t.composition.db.query<{ payments_customer_id: string }>("SELECT payments_customer_id FROM users WHERE idp_id = 'multi-checkout'");
-    assert.deepEqual(rows, [{ payments_customer_id: sessions[0]!.customer }]);
-  });
+    test('10 concurrent first checkouts over two instances make one customer', async () => {
+      const token = await t.token('multi-checkout');
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => checkout(services[i % 2]!, token)),
+      );
+      assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
+      const urls = await Promise.all(
+        responses.map(async (r) => ((await r.json()) as { url: string }).url),
+      );
+      const sessions = await Promise.all(
+        [...new Set(urls)].map((url) =>
+          simulatorClient(t).checkout.sessions.retrieve(url.split('/').pop()!),
+        ),
+      );
+      assert.equal(new Set(sessions.map((s) => s.customer)).size, 1);
+      const rows = await t.composition.db.query<{ payments_customer_id: string }>(
+        "SELECT payments_customer_id FROM users WHERE idp_id = 'multi-checkout'",
+      );
+      assert.deepEqual(rows, [{ payments_customer_id: sessions[0]!.customer }]);
+    });
 
-  test('a rejected API key: 502, an error log line, and the key appears nowhere', async () => {
-    const response = await checkout(services[2]!, await t.token('rejected-key-user'));
-    assert.equal(response.status, 502);
-    const body = await response.text();
-    assert.deepEqual(JSON.parse(body), { detail: 'Payment provider unavailable' });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const logged = services[2]!.output.join('\n');
-    assert.match(logged, /payment provider rejected our API key/);
-    assert.ok(!logged.includes('sk_test_rejected_key') && !body.includes('sk_test_rejected_key'));
-  });
-});
+    test('a rejected API key: 502, an error log line, and the key appears nowhere', async () => {
+      const response = await checkout(services[2]!, await t.token('rejected-key-user'));
+      assert.equal(response.status, 502);
+      const body = await response.text();
+      assert.deepEqual(JSON.parse(body), { detail: 'Payment provider unavailable' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const logged = services[2]!.output.join('\n');
+      assert.match(logged, /payment provider rejected our API key/);
+      assert.ok(!logged.includes('sk_test_rejected_key') && !body.includes('sk_test_rejected_key'));
+    });
+  },
+);

@@ -17,13 +17,19 @@ describe(`development billing pages (${databaseLabel})`, () => {
   after(() => t.close());
 
   const openPortal = (token: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/billing/portal', headers: { ...FORM, ...headers }, payload: new URLSearchParams({ token }).toString() });
+    t.app.inject({
+      method: 'POST',
+      url: '/billing/portal',
+      headers: { ...FORM, ...headers },
+      payload: new URLSearchParams({ token }).toString(),
+    });
 
   test('success, cancel and /billing link to the billing page, the dashboard and the API docs', async () => {
     for (const url of ['/billing/success?session_id=cs_unknown', '/billing/cancel', '/billing']) {
       const response = await t.app.inject({ method: 'GET', url });
       assert.equal(response.statusCode, 200, url);
-      for (const link of ['href="/billing"', 'href="/billing/dashboard"', 'href="/docs"']) assert.ok(response.body.includes(link), `${url} links ${link}`);
+      for (const link of ['href="/billing"', 'href="/billing/dashboard"', 'href="/docs"'])
+        assert.ok(response.body.includes(link), `${url} links ${link}`);
     }
     const dashboard = await t.app.inject({ method: 'GET', url: '/billing/dashboard' });
     assert.equal(dashboard.statusCode, 303);
@@ -32,13 +38,29 @@ describe(`development billing pages (${databaseLabel})`, () => {
 
   test('/billing posts a token to /billing/portal, which sends the browser to the portal coming back to /billing', async () => {
     const token = await t.token('dev-page-user');
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(token), payload: {} })).statusCode, 200);
-    assert.match((await t.app.inject({ method: 'GET', url: '/billing' })).body, /<form method="post" action="\/billing\/portal">[\s\S]*name="token" type="password"/);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/billing/checkout',
+          headers: bearer(token),
+          payload: {},
+        })
+      ).statusCode,
+      200,
+    );
+    assert.match(
+      (await t.app.inject({ method: 'GET', url: '/billing' })).body,
+      /<form method="post" action="\/billing\/portal">[\s\S]*name="token" type="password"/,
+    );
     const response = await openPortal(token);
     assert.equal(response.statusCode, 303);
     const portal = String(response.headers.location);
     assert.match(portal, new RegExp(`^${t.composition.simulatorUrl}/p/session/bps_`));
-    assert.match(await (await fetch(portal)).text(), new RegExp(`href="${t.config.appUrl}/billing"`));
+    assert.match(
+      await (await fetch(portal)).text(),
+      new RegExp(`href="${t.config.appUrl}/billing"`),
+    );
   });
 
   test('no token, a bad token, no customer yet, a cross-site post: a page that says so and shows no token', async () => {
@@ -65,28 +87,53 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
   });
   after(() => t.close());
 
-  const post = (url: string, payload: Record<string, string>, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload: new URLSearchParams(payload).toString() });
-  const cookieOf = (response: { headers: Record<string, unknown> }) => String(response.headers['set-cookie'] ?? '');
+  const post = (
+    url: string,
+    payload: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM, ...headers },
+      payload: new URLSearchParams(payload).toString(),
+    });
+  const cookieOf = (response: { headers: Record<string, unknown> }) =>
+    String(response.headers['set-cookie'] ?? '');
 
   test('/ in development links what to open, in order, and says how to get a token', async () => {
     const start = await t.app.inject({ method: 'GET', url: '/' });
     assert.equal(start.statusCode, 200);
-    assert.match(start.body, /npm run token -- --sub alice --email alice@example.com[\s\S]*href="\/billing"[\s\S]*href="\/billing\/dashboard"[\s\S]*href="\/docs"/);
+    assert.match(
+      start.body,
+      /npm run token -- --sub alice --email alice@example.com[\s\S]*href="\/billing"[\s\S]*href="\/billing\/dashboard"[\s\S]*href="\/docs"/,
+    );
   });
 
   test('a token pasted once starts a checkout and keeps the browser signed in, on /billing only', async () => {
     const token = await t.token('loop-user');
     const checkout = await post('/billing/checkout', { token });
     assert.equal(checkout.statusCode, 303, checkout.body);
-    assert.match(String(checkout.headers.location), new RegExp(`^${t.composition.simulatorUrl}/checkout/cs_`));
-    assert.equal(cookieOf(checkout), `billing_dev_token=${token}; Path=/billing; HttpOnly; SameSite=Strict`);
+    assert.match(
+      String(checkout.headers.location),
+      new RegExp(`^${t.composition.simulatorUrl}/checkout/cs_`),
+    );
+    assert.equal(
+      cookieOf(checkout),
+      `billing_dev_token=${token}; Path=/billing; HttpOnly; SameSite=Strict`,
+    );
 
     const cookie = { cookie: `billing_dev_token=${token}` };
     const account = await t.app.inject({ method: 'GET', url: '/billing', headers: cookie });
     assert.equal(account.statusCode, 200);
-    assert.match(account.body, /Signed in as <b>loop-user<\/b>[\s\S]*Your tier: <span class="tier">free<\/span>[\s\S]*no subscription yet/);
-    assert.match(account.body, /action="\/billing\/checkout"><button type="submit">Start a checkout[\s\S]*action="\/billing\/portal"><button type="submit">Open the billing portal/);
+    assert.match(
+      account.body,
+      /Signed in as <b>loop-user<\/b>[\s\S]*Your tier: <span class="tier">free<\/span>[\s\S]*no subscription yet/,
+    );
+    assert.match(
+      account.body,
+      /action="\/billing\/checkout"><button type="submit">Start a checkout[\s\S]*action="\/billing\/portal"><button type="submit">Open the billing portal/,
+    );
     assert.ok(!account.body.includes(token), 'the token is never shown back');
     const portal = await post('/billing/portal', {}, cookie);
     assert.equal(portal.statusCode, 303, 'the cookie signs the portal form in');
@@ -98,18 +145,32 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
   });
 
   test('where the browser flow ends, a way on: the cancel page and "nothing to manage" offer a checkout', async () => {
-    assert.match((await t.app.inject({ method: 'GET', url: '/billing/cancel' })).body, /<form method="post" action="\/billing\/checkout"><button type="submit">Start a checkout/);
+    assert.match(
+      (await t.app.inject({ method: 'GET', url: '/billing/cancel' })).body,
+      /<form method="post" action="\/billing\/checkout"><button type="submit">Start a checkout/,
+    );
     const nothing = await post('/billing/portal', { token: await t.token('loop-newcomer') });
     assert.equal(nothing.statusCode, 409);
     assert.match(nothing.body, /nothing to manage yet[\s\S]*action="\/billing\/checkout"/);
   });
 
   test('a refused token is explained in words and forgotten', async () => {
-    const otherPort = await t.token('loop-elsewhere', undefined, { issuer: 'http://127.0.0.1:8000/dev/idp' });
+    const otherPort = await t.token('loop-elsewhere', undefined, {
+      issuer: 'http://127.0.0.1:8000/dev/idp',
+    });
     const refused = await post('/billing/checkout', { token: otherPort });
     assert.equal(refused.statusCode, 401);
-    assert.match(refused.body, /Invalid token: wrong issuer: token says &quot;http:\/\/127\.0\.0\.1:8000\/dev\/idp&quot; \(this service&#39;s issuer is &quot;http:\/\/127\.0\.0\.1:0\/dev\/idp&quot;\)/);
-    const expired = await t.app.inject({ method: 'GET', url: '/billing', headers: { cookie: `billing_dev_token=${await t.token('loop-late', undefined, { ttlSeconds: -120 })}` } });
+    assert.match(
+      refused.body,
+      /Invalid token: wrong issuer: token says &quot;http:\/\/127\.0\.0\.1:8000\/dev\/idp&quot; \(this service&#39;s issuer is &quot;http:\/\/127\.0\.0\.1:0\/dev\/idp&quot;\)/,
+    );
+    const expired = await t.app.inject({
+      method: 'GET',
+      url: '/billing',
+      headers: {
+        cookie: `billing_dev_token=${await t.token('loop-late', undefined, { ttlSeconds: -120 })}`,
+      },
+    });
     assert.equal(expired.statusCode, 401);
     assert.match(expired.body, /Invalid token: token expired\./);
     assert.match(cookieOf(expired), /Max-Age=0/);
@@ -125,26 +186,72 @@ describe(`development pages refuse what a page elsewhere could make a browser se
 
   test('a Host that is not a name of this machine (DNS rebinding) gets 421 on every page', async () => {
     for (const url of ['/', '/billing', '/billing/cancel', '/billing/dashboard']) {
-      assert.equal((await t.app.inject({ method: 'GET', url, headers: { host: 'attacker.example:8000' } })).statusCode, 421, url);
-      assert.notEqual((await t.app.inject({ method: 'GET', url, headers: { host: 'localhost:8000' } })).statusCode, 421, url);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url, headers: { host: 'attacker.example:8000' } }))
+          .statusCode,
+        421,
+        url,
+      );
+      assert.notEqual(
+        (await t.app.inject({ method: 'GET', url, headers: { host: 'localhost:8000' } }))
+          .statusCode,
+        421,
+        url,
+      );
     }
-    const posted = await t.app.inject({ method: 'POST', url: '/billing/checkout', headers: { ...FORM, host: 'attacker.example' }, payload: 'token=x' });
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: '/billing/checkout',
+      headers: { ...FORM, host: 'attacker.example' },
+      payload: 'token=x',
+    });
     assert.equal(posted.statusCode, 421);
   });
 
   test('a form post with Origin: null and no Sec-Fetch-Site (a sandboxed frame in an older browser) is refused', async () => {
     const token = await t.token('null-origin');
-    const refused = await t.app.inject({ method: 'POST', url: '/billing/checkout', headers: { ...FORM, origin: 'null' }, payload: new URLSearchParams({ token }).toString() });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/billing/checkout',
+      headers: { ...FORM, origin: 'null' },
+      payload: new URLSearchParams({ token }).toString(),
+    });
     assert.equal(refused.statusCode, 403);
-    const ours = await t.app.inject({ method: 'POST', url: '/billing/checkout', headers: { ...FORM, origin: 'http://localhost:8000', host: 'localhost:8000' }, payload: new URLSearchParams({ token }).toString() });
-    assert.equal(ours.statusCode, 303, 'our own page\'s post carries our origin');
+    const ours = await t.app.inject({
+      method: 'POST',
+      url: '/billing/checkout',
+      headers: { ...FORM, origin: 'http://localhost:8000', host: 'localhost:8000' },
+      payload: new URLSearchParams({ token }).toString(),
+    });
+    assert.equal(ours.statusCode, 303, "our own page's post carries our origin");
   });
 
-  test('the forms have the API\'s per-user limit: past it, 429 and no provider session', async () => {
+  test("the forms have the API's per-user limit: past it, 429 and no provider session", async () => {
     const token = await t.token('form-limit');
-    const form = () => t.app.inject({ method: 'POST', url: '/billing/portal', headers: FORM, payload: new URLSearchParams({ token }).toString() });
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(token), payload: {} })).statusCode, 200);
-    const calls = async () => ((await (await fetch(`${t.composition.simulatorUrl}/_sim/calls`, { headers: { authorization: `Bearer ${t.config.payments.apiKey}` } })).json()) as { total?: number; calls?: unknown[] });
+    const form = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/billing/portal',
+        headers: FORM,
+        payload: new URLSearchParams({ token }).toString(),
+      });
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/billing/checkout',
+          headers: bearer(token),
+          payload: {},
+        })
+      ).statusCode,
+      200,
+    );
+    const calls = async () =>
+      (await (
+        await fetch(`${t.composition.simulatorUrl}/_sim/calls`, {
+          headers: { authorization: `Bearer ${t.config.payments.apiKey}` },
+        })
+      ).json()) as { total?: number; calls?: unknown[] };
     assert.equal((await form()).statusCode, 303);
     assert.equal((await form()).statusCode, 303);
     const before = JSON.stringify(await calls());
@@ -158,13 +265,28 @@ describe(`development pages refuse what a page elsewhere could make a browser se
 describe(`no development pages with a real provider (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({ PAYMENTS_API_KEY: 'sk_test_x', PAYMENTS_API_BASE: 'http://127.0.0.1:9', PAYMENTS_WEBHOOK_SECRET: 'whsec_x', BILLING_PRICES: 'pro=price_1' });
+    t = await buildTestApp({
+      PAYMENTS_API_KEY: 'sk_test_x',
+      PAYMENTS_API_BASE: 'http://127.0.0.1:9',
+      PAYMENTS_WEBHOOK_SECRET: 'whsec_x',
+      BILLING_PRICES: 'pro=price_1',
+    });
   });
   after(() => t.close());
 
   test('/, /billing and /billing/portal are not there', async () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/' })).statusCode, 404);
     assert.equal((await t.app.inject({ method: 'GET', url: '/billing' })).statusCode, 404);
-    assert.equal((await t.app.inject({ method: 'POST', url: '/billing/portal', headers: FORM, payload: 'token=x' })).statusCode, 404);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/billing/portal',
+          headers: FORM,
+          payload: 'token=x',
+        })
+      ).statusCode,
+      404,
+    );
   });
 });

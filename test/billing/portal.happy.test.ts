@@ -14,10 +14,15 @@ describe(`billing portal (${databaseLabel})`, () => {
   after(() => t.close());
 
   const call = async (sub: string, path: string, payload: object = {}) =>
-    t.app.inject({ method: 'POST', url: `/api/v1/billing/${path}`, headers: bearer(await t.token(sub)), payload });
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/billing/${path}`,
+      headers: bearer(await t.token(sub)),
+      payload,
+    });
   const portalPage = async (url: string) => (await fetch(url)).text();
 
-  test('after a checkout: 200 with a portal session for the user\'s customer, returning to APP_URL/billing', async () => {
+  test("after a checkout: 200 with a portal session for the user's customer, returning to APP_URL/billing", async () => {
     assert.equal((await call('rita', 'checkout')).statusCode, 200);
     const response = await call('rita', 'portal');
     assert.equal(response.statusCode, 200);
@@ -30,7 +35,10 @@ describe(`billing portal (${databaseLabel})`, () => {
 
   test('an allowed return_url is where the portal leads back; unknown fields change nothing', async () => {
     await call('sam', 'checkout');
-    const response = await call('sam', 'portal', { return_url: 'https://app.example.test/account?tab=billing', customer: 'cus_someone_else' });
+    const response = await call('sam', 'portal', {
+      return_url: 'https://app.example.test/account?tab=billing',
+      customer: 'cus_someone_else',
+    });
     assert.equal(response.statusCode, 200);
     const page = await portalPage(response.json().url);
     assert.match(page, /href="https:\/\/app\.example\.test\/account\?tab=billing"/);

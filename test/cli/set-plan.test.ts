@@ -19,18 +19,34 @@ describe(`set-plan (${databaseLabel})`, () => {
 
   test('sets the plan, and the next checkout uses its price', async () => {
     await tierOf(t, 'plan-anna');
-    assert.deepEqual(await setPlan(users(), t.config.prices, 'plan-anna', 'team'), { idpId: 'plan-anna', previous: null, plan: 'team' });
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(await t.token('plan-anna')), payload: {} });
+    assert.deepEqual(await setPlan(users(), t.config.prices, 'plan-anna', 'team'), {
+      idpId: 'plan-anna',
+      previous: null,
+      plan: 'team',
+    });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/billing/checkout',
+      headers: bearer(await t.token('plan-anna')),
+      payload: {},
+    });
     assert.equal(response.statusCode, 200);
     const sessionId = response.json().url.split('/').pop();
-    const [row] = await t.composition.db.query<{ price_id: string }>('SELECT price_id FROM checkout_sessions WHERE id = $1', [sessionId]);
+    const [row] = await t.composition.db.query<{ price_id: string }>(
+      'SELECT price_id FROM checkout_sessions WHERE id = $1',
+      [sessionId],
+    );
     assert.equal(row!.price_id, 'price_sim_team');
   });
 
   test('reports the previous plan and leaves the tier alone', async () => {
     await tierOf(t, 'plan-bert');
     await setPlan(users(), t.config.prices, 'plan-bert', 'team');
-    assert.deepEqual(await setPlan(users(), t.config.prices, 'plan-bert', 'pro'), { idpId: 'plan-bert', previous: 'team', plan: 'pro' });
+    assert.deepEqual(await setPlan(users(), t.config.prices, 'plan-bert', 'pro'), {
+      idpId: 'plan-bert',
+      previous: 'team',
+      plan: 'pro',
+    });
     assert.equal(await tierOf(t, 'plan-bert'), 'free');
   });
 
@@ -39,12 +55,17 @@ describe(`set-plan (${databaseLabel})`, () => {
     for (const plan of ['gold', 'free', 'PRO', '']) {
       await assert.rejects(setPlan(users(), t.config.prices, 'plan-cleo', plan), UnknownPlanError);
     }
-    const [row] = await t.composition.db.query<{ plan: string | null }>("SELECT plan FROM users WHERE idp_id = 'plan-cleo'");
+    const [row] = await t.composition.db.query<{ plan: string | null }>(
+      "SELECT plan FROM users WHERE idp_id = 'plan-cleo'",
+    );
     assert.equal(row!.plan, null);
   });
 
   test('an unknown user is refused and not created', async () => {
-    await assert.rejects(setPlan(users(), t.config.prices, 'plan-nobody', 'team'), UnknownUserError);
+    await assert.rejects(
+      setPlan(users(), t.config.prices, 'plan-nobody', 'team'),
+      UnknownUserError,
+    );
     assert.equal(await users().findByIdpId('plan-nobody'), null);
   });
 });

@@ -21,7 +21,10 @@ describe(`sync-user (${databaseLabel})`, () => {
 
   const sync = (idpId: string) => {
     const { store, payments } = t.composition.services;
-    return syncUser({ store, payments, policy: tierPolicy(t.config), log: t.composition.logger }, idpId);
+    return syncUser(
+      { store, payments, policy: tierPolicy(t.config), log: t.composition.logger },
+      idpId,
+    );
   };
 
   test('a subscription no webhook told us about sets the tier', async () => {
@@ -41,14 +44,20 @@ describe(`sync-user (${databaseLabel})`, () => {
     await sync('sync-bo');
     const again = await sync('sync-bo');
     assert.deepEqual([again.tierBefore, again.tierAfter], ['pro', 'pro']);
-    const rows = await t.composition.db.query('SELECT s.id FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE u.idp_id = $1', ['sync-bo']);
+    const rows = await t.composition.db.query(
+      'SELECT s.id FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE u.idp_id = $1',
+      ['sync-bo'],
+    );
     assert.equal(rows.length, 1);
   });
 
   test('a cancellation the service missed is read back, and replaying the older events does not undo it', async () => {
     await payWhileUnreachable(t, 'sync-cy');
     await sync('sync-cy');
-    const [row] = await t.composition.db.query<{ id: string }>('SELECT s.id FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE u.idp_id = $1', ['sync-cy']);
+    const [row] = await t.composition.db.query<{ id: string }>(
+      'SELECT s.id FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE u.idp_id = $1',
+      ['sync-cy'],
+    );
     await simulatorClient(t).subscriptions.cancel(row!.id);
     const result = await sync('sync-cy');
     assert.deepEqual([result.tierBefore, result.tierAfter], ['pro', 'free']);
@@ -60,20 +69,30 @@ describe(`sync-user (${databaseLabel})`, () => {
 
   test('a user who never checked out has nothing to read and keeps the free tier', async () => {
     await tierOf(t, 'sync-dee');
-    assert.deepEqual(await sync('sync-dee'), { idpId: 'sync-dee', customerId: null, subscriptions: [], tierBefore: 'free', tierAfter: 'free' });
+    assert.deepEqual(await sync('sync-dee'), {
+      idpId: 'sync-dee',
+      customerId: null,
+      subscriptions: [],
+      tierBefore: 'free',
+      tierAfter: 'free',
+    });
   });
 
   test('an unknown user is refused', async () => {
     await assert.rejects(sync('sync-nobody'), UnknownUserError);
   });
 
-  test('the sync-user command prints the tier before and after', { skip: !onPostgres && 'needs PostgreSQL: a second process cannot open the in-memory PGlite' }, async () => {
-    await payWhileUnreachable(t, 'sync-cli');
-    const run = await runCli(['sync-user', 'sync-cli'], operatorEnv(t));
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^tier before: free$/m);
-    assert.match(run.stdout, /^tier after: pro$/m);
-    assert.match(run.stdout, /^subscriptions: sub_\w+ \(active\)$/m);
-    assert.equal(await tierOf(t, 'sync-cli'), 'pro');
-  });
+  test(
+    'the sync-user command prints the tier before and after',
+    { skip: !onPostgres && 'needs PostgreSQL: a second process cannot open the in-memory PGlite' },
+    async () => {
+      await payWhileUnreachable(t, 'sync-cli');
+      const run = await runCli(['sync-user', 'sync-cli'], operatorEnv(t));
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /^tier before: free$/m);
+      assert.match(run.stdout, /^tier after: pro$/m);
+      assert.match(run.stdout, /^subscriptions: sub_\w+ \(active\)$/m);
+      assert.equal(await tierOf(t, 'sync-cli'), 'pro');
+    },
+  );
 });

@@ -6,7 +6,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, DEV_IDP_AUDIENCE, loadConfig, SIMULATOR_API_KEY, SIMULATOR_WEBHOOK_SECRET } from '../../src/config.ts';
+import {
+  ConfigError,
+  DEV_IDP_AUDIENCE,
+  loadConfig,
+  SIMULATOR_API_KEY,
+  SIMULATOR_WEBHOOK_SECRET,
+} from '../../src/config.ts';
 
 type Env = Record<string, string>;
 
@@ -41,12 +47,26 @@ describe('configuration', () => {
     assert.equal(config.port, 8000);
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.logLevel, 'info');
-    assert.deepEqual(config.database, { kind: 'embedded', dataDir: '/tmp/billing-data', poolSize: 10 });
-    assert.deepEqual(config.identity, { kind: 'dev', audience: DEV_IDP_AUDIENCE, emailClaim: 'email' });
+    assert.deepEqual(config.database, {
+      kind: 'embedded',
+      dataDir: '/tmp/billing-data',
+      poolSize: 10,
+    });
+    assert.deepEqual(config.identity, {
+      kind: 'dev',
+      audience: DEV_IDP_AUDIENCE,
+      emailClaim: 'email',
+    });
     assert.equal(config.payments.kind, 'simulator');
     assert.equal(config.payments.apiKey, SIMULATOR_API_KEY);
     assert.deepEqual(config.webhookSecrets, [SIMULATOR_WEBHOOK_SECRET]);
-    assert.deepEqual([...config.prices], [['pro', 'price_sim_pro'], ['team', 'price_sim_team']]);
+    assert.deepEqual(
+      [...config.prices],
+      [
+        ['pro', 'price_sim_pro'],
+        ['team', 'price_sim_team'],
+      ],
+    );
     assert.equal(config.defaultPlan, 'pro');
     assert.equal(config.appUrl, 'http://127.0.0.1:8000');
     assert.deepEqual(config.allowedOrigins, ['http://127.0.0.1:8000']);
@@ -56,15 +76,40 @@ describe('configuration', () => {
   });
 
   test('DATA_DIR defaults to ./.data, and memory:// is PGlite in memory', () => {
-    assert.deepEqual(loadConfig({}).database, { kind: 'embedded', dataDir: resolve('.data'), poolSize: 10 });
+    assert.deepEqual(loadConfig({}).database, {
+      kind: 'embedded',
+      dataDir: resolve('.data'),
+      poolSize: 10,
+    });
     assert.deepEqual(loadConfig({ DATABASE_URL: 'memory://' }).database, { kind: 'pglite' });
   });
 
   test('a complete production setting is accepted as given', () => {
-    const config = loadConfig({ ...PRODUCTION, IDP_EMAIL_CLAIM: 'https://example.com/email', BILLING_PRICES: 'team=price_456,pro=price_123', BILLING_DEFAULT_PLAN: 'pro', WEB_CONCURRENCY: '4' });
-    assert.deepEqual(config.database, { kind: 'postgres', url: PRODUCTION.DATABASE_URL, poolSize: 10 });
-    assert.deepEqual(config.identity, { kind: 'oidc', issuer: PRODUCTION.IDP_ISSUER, audience: 'api://billing', jwksUrl: null, emailClaim: 'https://example.com/email' });
-    assert.deepEqual(config.payments, { kind: 'stripe', apiKey: 'sk_live_abc123', apiBase: null, livemode: true });
+    const config = loadConfig({
+      ...PRODUCTION,
+      IDP_EMAIL_CLAIM: 'https://example.com/email',
+      BILLING_PRICES: 'team=price_456,pro=price_123',
+      BILLING_DEFAULT_PLAN: 'pro',
+      WEB_CONCURRENCY: '4',
+    });
+    assert.deepEqual(config.database, {
+      kind: 'postgres',
+      url: PRODUCTION.DATABASE_URL,
+      poolSize: 10,
+    });
+    assert.deepEqual(config.identity, {
+      kind: 'oidc',
+      issuer: PRODUCTION.IDP_ISSUER,
+      audience: 'api://billing',
+      jwksUrl: null,
+      emailClaim: 'https://example.com/email',
+    });
+    assert.deepEqual(config.payments, {
+      kind: 'stripe',
+      apiKey: 'sk_live_abc123',
+      apiBase: null,
+      livemode: true,
+    });
     assert.equal(config.defaultPlan, 'pro');
     assert.deepEqual(config.allowedOrigins, ['https://app.example.com']);
     assert.equal(config.webConcurrency, 4);
@@ -77,7 +122,10 @@ describe('configuration', () => {
       PAYMENTS_WEBHOOK_SECRET: 'whsec_new, whsec_old',
     });
     assert.equal(config.defaultPlan, 'team');
-    assert.deepEqual(config.allowedOrigins, ['https://app.example.com', 'https://admin.example.com']);
+    assert.deepEqual(config.allowedOrigins, [
+      'https://app.example.com',
+      'https://admin.example.com',
+    ]);
     assert.deepEqual(config.webhookSecrets, ['whsec_new', 'whsec_old']);
   });
 
@@ -88,8 +136,22 @@ describe('configuration', () => {
     ['IDP_ISSUER', { IDP_ISSUER: 'not a url', IDP_AUDIENCE: 'api://billing' }],
     ['IDP_AUDIENCE', { IDP_ISSUER: 'https://issuer.example' }],
     ['IDP_JWKS_URL', { IDP_JWKS_URL: 'https://issuer.example/jwks.json' }],
-    ['IDP_JWKS_URL', { IDP_ISSUER: 'https://issuer.example', IDP_AUDIENCE: 'api://billing', IDP_JWKS_URL: 'file:///etc/jwks.json' }],
-    ['PAYMENTS_API_KEY', { PAYMENTS_API_KEY: 'pk_test_publishable', BILLING_PRICES: 'pro=price_1', PAYMENTS_WEBHOOK_SECRET: 'whsec_1' }],
+    [
+      'IDP_JWKS_URL',
+      {
+        IDP_ISSUER: 'https://issuer.example',
+        IDP_AUDIENCE: 'api://billing',
+        IDP_JWKS_URL: 'file:///etc/jwks.json',
+      },
+    ],
+    [
+      'PAYMENTS_API_KEY',
+      {
+        PAYMENTS_API_KEY: 'pk_test_publishable',
+        BILLING_PRICES: 'pro=price_1',
+        PAYMENTS_WEBHOOK_SECRET: 'whsec_1',
+      },
+    ],
     ['PAYMENTS_WEBHOOK_SECRET', { PAYMENTS_WEBHOOK_SECRET: 'secret' }],
     ['PAYMENTS_WEBHOOK_SECRET', { PAYMENTS_WEBHOOK_SECRET: 'whsec_1,nope' }],
     ['PAYMENTS_WEBHOOK_SECRET', { PAYMENTS_API_KEY: 'sk_test_abc', BILLING_PRICES: 'pro=price_1' }],
@@ -134,9 +196,15 @@ describe('configuration', () => {
     assertRefused(withoutKey, 'PAYMENTS_API_KEY');
   });
 
-  test('NODE_ENV=production refuses the simulator\'s published webhook secret, alone or in a rotation list', () => {
-    assertRefused({ ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: SIMULATOR_WEBHOOK_SECRET }, 'PAYMENTS_WEBHOOK_SECRET');
-    assertRefused({ ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: `whsec_abc123,${SIMULATOR_WEBHOOK_SECRET}` }, 'PAYMENTS_WEBHOOK_SECRET');
+  test("NODE_ENV=production refuses the simulator's published webhook secret, alone or in a rotation list", () => {
+    assertRefused(
+      { ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: SIMULATOR_WEBHOOK_SECRET },
+      'PAYMENTS_WEBHOOK_SECRET',
+    );
+    assertRefused(
+      { ...PRODUCTION, PAYMENTS_WEBHOOK_SECRET: `whsec_abc123,${SIMULATOR_WEBHOOK_SECRET}` },
+      'PAYMENTS_WEBHOOK_SECRET',
+    );
   });
 
   test('NODE_ENV=production refuses the in-memory database', () => {

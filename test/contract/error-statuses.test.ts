@@ -23,10 +23,23 @@ describe(`every answer is documented (${databaseLabel})`, () => {
 
   /** Runs `work` while the database or the provider fails, then puts them back. */
   async function during<T>(fault: Fault, work: () => Promise<T>): Promise<T> {
-    const target = (fault === 'provider down' ? t.composition.services.payments : t.composition.db) as unknown as Record<string, unknown>;
-    const methods = fault === 'provider down' ? (['createCustomer', 'retrieveSubscription', 'createPortalSession'] satisfies (keyof PaymentsProvider)[]) : ['query', 'transaction'];
+    const target = (fault === 'provider down'
+      ? t.composition.services.payments
+      : t.composition.db) as unknown as Record<string, unknown>;
+    const methods =
+      fault === 'provider down'
+        ? ([
+            'createCustomer',
+            'retrieveSubscription',
+            'createPortalSession',
+          ] satisfies (keyof PaymentsProvider)[])
+        : ['query', 'transaction'];
     const failure = () =>
-      fault === 'database down' ? new DatabaseUnavailableError(new Error('connect ECONNREFUSED')) : fault === 'statement fails' ? new Error('relation "users" does not exist') : new DomainError('payments_unavailable', 'Payment provider unavailable');
+      fault === 'database down'
+        ? new DatabaseUnavailableError(new Error('connect ECONNREFUSED'))
+        : fault === 'statement fails'
+          ? new Error('relation "users" does not exist')
+          : new DomainError('payments_unavailable', 'Payment provider unavailable');
     const saved = methods.map((name) => [name, target[name]] as const);
     for (const name of methods) target[name] = async () => Promise.reject(failure());
     try {
@@ -36,15 +49,38 @@ describe(`every answer is documented (${databaseLabel})`, () => {
     }
   }
 
-  const me = async (sub: string) => t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token(sub)) });
-  const checkout = async (sub: string, payload: string = '{}', headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-    t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: { ...bearer(await t.token(sub)), ...headers }, payload });
-  const event = (subscription = subscriptionObject()) => eventOf('customer.subscription.created', subscription);
+  const me = async (sub: string) =>
+    t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token(sub)) });
+  const checkout = async (
+    sub: string,
+    payload: string = '{}',
+    headers: Record<string, string> = { 'content-type': 'application/json' },
+  ) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/billing/checkout',
+      headers: { ...bearer(await t.token(sub)), ...headers },
+      payload,
+    });
+  const event = (subscription = subscriptionObject()) =>
+    eventOf('customer.subscription.created', subscription);
 
   describe('GET /api/v1/users/me', () => {
     test('401 without a token and with a bad one', async () => {
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users/me' })).statusCode, 401);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer('not.a.token') })).statusCode, 401);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/users/me' })).statusCode,
+        401,
+      );
+      assert.equal(
+        (
+          await t.app.inject({
+            method: 'GET',
+            url: '/api/v1/users/me',
+            headers: bearer('not.a.token'),
+          })
+        ).statusCode,
+        401,
+      );
     });
     test('503 while the database is down', async () => {
       assert.equal((await during('database down', () => me('status-me'))).statusCode, 503);
@@ -56,10 +92,22 @@ describe(`every answer is documented (${databaseLabel})`, () => {
 
   describe('POST /api/v1/billing/checkout', () => {
     test('400 when the body does not match its Content-Length', async () => {
-      assert.equal((await checkout('status-400', '{"success_url":1}', { 'content-type': 'application/json', 'content-length': '2' })).statusCode, 400);
+      assert.equal(
+        (
+          await checkout('status-400', '{"success_url":1}', {
+            'content-type': 'application/json',
+            'content-length': '2',
+          })
+        ).statusCode,
+        400,
+      );
     });
     test('401 without a token', async () => {
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', payload: {} })).statusCode, 401);
+      assert.equal(
+        (await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', payload: {} }))
+          .statusCode,
+        401,
+      );
     });
     test('409 with an active subscription', async () => {
       const { id } = (await me('status-409')).json();
@@ -67,10 +115,21 @@ describe(`every answer is documented (${databaseLabel})`, () => {
       assert.equal((await checkout('status-409')).statusCode, 409);
     });
     test('413 for a body over the limit', async () => {
-      assert.equal((await checkout('status-413', JSON.stringify({ success_url: 'x'.repeat(70_000) }))).statusCode, 413);
+      assert.equal(
+        (await checkout('status-413', JSON.stringify({ success_url: 'x'.repeat(70_000) })))
+          .statusCode,
+        413,
+      );
     });
     test('415 for a body that is not JSON', async () => {
-      assert.equal((await checkout('status-415', 'success_url=x', { 'content-type': 'application/x-www-form-urlencoded' })).statusCode, 415);
+      assert.equal(
+        (
+          await checkout('status-415', 'success_url=x', {
+            'content-type': 'application/x-www-form-urlencoded',
+          })
+        ).statusCode,
+        415,
+      );
     });
     test('422 for an invalid body', async () => {
       assert.equal((await checkout('status-422', '{"success_url":5}')).statusCode, 422);
@@ -92,31 +151,71 @@ describe(`every answer is documented (${databaseLabel})`, () => {
   });
 
   describe('POST /api/v1/billing/portal', () => {
-    const portal = async (sub: string, payload: string = '{}', headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-      t.app.inject({ method: 'POST', url: '/api/v1/billing/portal', headers: { ...bearer(await t.token(sub)), ...headers }, payload });
+    const portal = async (
+      sub: string,
+      payload: string = '{}',
+      headers: Record<string, string> = { 'content-type': 'application/json' },
+    ) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/billing/portal',
+        headers: { ...bearer(await t.token(sub)), ...headers },
+        payload,
+      });
     /** A user with a provider customer, as after a first checkout. */
     const customer = async (sub: string) => {
-      const user = await t.composition.services.store.users.upsertByIdpId(sub, `${sub}@example.com`);
-      await t.composition.services.store.users.linkCustomer(user.id, (await t.composition.services.payments.createCustomer({ userId: user.id, email: user.email }, `customer:${user.id}`)));
+      const user = await t.composition.services.store.users.upsertByIdpId(
+        sub,
+        `${sub}@example.com`,
+      );
+      await t.composition.services.store.users.linkCustomer(
+        user.id,
+        await t.composition.services.payments.createCustomer(
+          { userId: user.id, email: user.email },
+          `customer:${user.id}`,
+        ),
+      );
       return sub;
     };
     test('200 for a user with a customer', async () => {
       assert.equal((await portal(await customer('portal-200'))).statusCode, 200);
     });
     test('400 when the body does not match its Content-Length', async () => {
-      assert.equal((await portal('portal-400', '{"return_url":1}', { 'content-type': 'application/json', 'content-length': '2' })).statusCode, 400);
+      assert.equal(
+        (
+          await portal('portal-400', '{"return_url":1}', {
+            'content-type': 'application/json',
+            'content-length': '2',
+          })
+        ).statusCode,
+        400,
+      );
     });
     test('401 without a token', async () => {
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/billing/portal', payload: {} })).statusCode, 401);
+      assert.equal(
+        (await t.app.inject({ method: 'POST', url: '/api/v1/billing/portal', payload: {} }))
+          .statusCode,
+        401,
+      );
     });
     test('409 for a user without a customer', async () => {
       assert.equal((await portal('portal-409')).statusCode, 409);
     });
     test('413 for a body over the limit', async () => {
-      assert.equal((await portal('portal-413', JSON.stringify({ return_url: 'x'.repeat(70_000) }))).statusCode, 413);
+      assert.equal(
+        (await portal('portal-413', JSON.stringify({ return_url: 'x'.repeat(70_000) }))).statusCode,
+        413,
+      );
     });
     test('415 for a body that is not JSON', async () => {
-      assert.equal((await portal('portal-415', 'return_url=x', { 'content-type': 'application/x-www-form-urlencoded' })).statusCode, 415);
+      assert.equal(
+        (
+          await portal('portal-415', 'return_url=x', {
+            'content-type': 'application/x-www-form-urlencoded',
+          })
+        ).statusCode,
+        415,
+      );
     });
     test('422 for an invalid body', async () => {
       assert.equal((await portal('portal-422', '{"return_url":5}')).statusCode, 422);
@@ -139,10 +238,30 @@ describe(`every answer is documented (${databaseLabel})`, () => {
 
   describe('POST /api/v1/webhooks/payments', () => {
     test('400 without a valid signature', async () => {
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/webhooks/payments', headers: { 'content-type': 'application/json' }, payload: '{}' })).statusCode, 400);
+      assert.equal(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/v1/webhooks/payments',
+            headers: { 'content-type': 'application/json' },
+            payload: '{}',
+          })
+        ).statusCode,
+        400,
+      );
     });
     test('413 for a body over the limit', async () => {
-      assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/webhooks/payments', headers: { 'content-type': 'application/json' }, payload: 'x'.repeat(1024 * 1024 + 1) })).statusCode, 413);
+      assert.equal(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/v1/webhooks/payments',
+            headers: { 'content-type': 'application/json' },
+            payload: 'x'.repeat(1024 * 1024 + 1),
+          })
+        ).statusCode,
+        413,
+      );
     });
     test('502 when the subscription cannot be re-read from the provider', async () => {
       assert.equal((await during('provider down', () => deliver(t.app, event()))).statusCode, 502);
@@ -151,7 +270,10 @@ describe(`every answer is documented (${databaseLabel})`, () => {
       assert.equal((await during('database down', () => deliver(t.app, event()))).statusCode, 503);
     });
     test('500 when a statement fails', async () => {
-      assert.equal((await during('statement fails', () => deliver(t.app, event()))).statusCode, 500);
+      assert.equal(
+        (await during('statement fails', () => deliver(t.app, event()))).statusCode,
+        500,
+      );
     });
   });
 });

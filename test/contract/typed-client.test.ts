@@ -58,7 +58,9 @@ describe(`typed client from the OpenAPI document (${databaseLabel})`, () => {
   });
 
   test('types generated with openapi-typescript compile with a client that uses them', async () => {
-    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenAPI3;
+    const document = (
+      await t.app.inject({ method: 'GET', url: '/openapi.json' })
+    ).json() as OpenAPI3;
     const types = astToString(await openapiTS(document, { silent: true }));
     assert.match(types, /"\/api\/v1\/users\/me"/);
     await writeFile(join(dir, 'openapi.ts'), types);
@@ -74,11 +76,17 @@ describe(`typed client from the OpenAPI document (${databaseLabel})`, () => {
       skipLibCheck: true,
       types: [],
     };
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['openapi.ts', 'client.ts'] }));
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, files: ['openapi.ts', 'client.ts'] }),
+    );
     const tsc = join(PROJECT, 'node_modules', '.bin', 'tsc');
     const result = await promisify(execFile)(tsc, ['-p', dir], { cwd: PROJECT }).then(
       () => ({ code: 0, output: '' }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        output: `${error.stdout}${error.stderr}`,
+      }),
     );
     assert.equal(result.code, 0, `tsc failed:\n${result.output}`);
   });

@@ -17,7 +17,10 @@ describe(`event ledger (${databaseLabel})`, () => {
   let readsFirst = 0;
   before(async () => {
     database = await createTestDatabase();
-    const url = database.url === 'memory://' ? { kind: 'pglite' as const, dataDir: null } : { kind: 'postgres' as const, url: database.url, poolSize: 10 };
+    const url =
+      database.url === 'memory://'
+        ? { kind: 'pglite' as const, dataDir: null }
+        : { kind: 'postgres' as const, url: database.url, poolSize: 10 };
     db = (await openMigratedDatabase(url)).db;
     const isRecorded = defaultIsRecorded(db);
     ledger = createEventLedger(db, (id) => {
@@ -30,14 +33,22 @@ describe(`event ledger (${databaseLabel})`, () => {
     await database.drop();
   });
 
-  const record = (id: string) => ({ id, type: 'customer.subscription.updated', livemode: false, outcome: 'processed' as const, created: 1_700_000_000 });
+  const record = (id: string) => ({
+    id,
+    type: 'customer.subscription.updated',
+    livemode: false,
+    outcome: 'processed' as const,
+    created: 1_700_000_000,
+  });
   /** Delivers the event `times` times at once; answers sorted, effects counted. */
   async function race(id: string, times: number) {
     const answers = await Promise.all(
       Array.from({ length: times }, () =>
-        ledger.recordOnce(record(id), async (tx) => {
-          await tx.users.findByIdpId('nobody'); // a statement inside the transaction, as a handler's
-        }).then(async (recorded) => (recorded ? 'processed' : 'duplicate')),
+        ledger
+          .recordOnce(record(id), async (tx) => {
+            await tx.users.findByIdpId('nobody'); // a statement inside the transaction, as a handler's
+          })
+          .then(async (recorded) => (recorded ? 'processed' : 'duplicate')),
       ),
     );
     return answers.sort();
@@ -55,7 +66,9 @@ describe(`event ledger (${databaseLabel})`, () => {
     for (let round = 0; round < 30; round++) {
       const id = `evt_racing_${round}`;
       let applied = 0;
-      const answers = await Promise.all(Array.from({ length: 4 }, () => ledger.recordOnce(record(id), async () => void applied++)));
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => ledger.recordOnce(record(id), async () => void applied++)),
+      );
       assert.equal(answers.filter(Boolean).length, 1, id);
       assert.equal(applied, 1, id);
     }
@@ -68,7 +81,12 @@ describe(`event ledger (${databaseLabel})`, () => {
       throw new Error('handler failed');
     });
     await assert.rejects(failing, /handler failed/);
-    assert.equal(await db.query('SELECT 1 FROM users WHERE idp_id = $1', ['ledger-rollback']).then((rows) => rows.length), 0);
+    assert.equal(
+      await db
+        .query('SELECT 1 FROM users WHERE idp_id = $1', ['ledger-rollback'])
+        .then((rows) => rows.length),
+      0,
+    );
     assert.deepEqual(await race('evt_fails', 3), ['duplicate', 'duplicate', 'processed']);
   });
 });

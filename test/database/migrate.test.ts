@@ -8,7 +8,12 @@ import { after, before, describe, test } from 'node:test';
 import { migrate } from '../../src/adapters/database/migrate.ts';
 import { openDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
-import { createTestDatabase, databaseLabel, onPostgres, type TestDatabase } from '../helpers/database.ts';
+import {
+  createTestDatabase,
+  databaseLabel,
+  onPostgres,
+  type TestDatabase,
+} from '../helpers/database.ts';
 
 describe(`migrations (${databaseLabel})`, () => {
   let database: TestDatabase;
@@ -16,7 +21,9 @@ describe(`migrations (${databaseLabel})`, () => {
   let dir: string;
   before(async () => {
     database = await createTestDatabase();
-    db = await openDatabase(onPostgres ? { kind: 'postgres', url: database.url, poolSize: 5 } : { kind: 'pglite' });
+    db = await openDatabase(
+      onPostgres ? { kind: 'postgres', url: database.url, poolSize: 5 } : { kind: 'pglite' },
+    );
     dir = await mkdtemp(join(tmpdir(), 'migrations-'));
   });
   after(async () => {
@@ -34,9 +41,14 @@ describe(`migrations (${databaseLabel})`, () => {
 
   test('a failing migration throws naming the file and keeps none of its statements', async () => {
     await writeFile(join(dir, '001_good.sql'), 'CREATE TABLE probe_good (id int);');
-    await writeFile(join(dir, '002_bad.sql'), 'CREATE TABLE probe_partial (id int); SELECT no_such_function();');
+    await writeFile(
+      join(dir, '002_bad.sql'),
+      'CREATE TABLE probe_partial (id int); SELECT no_such_function();',
+    );
     await assert.rejects(migrate(db, dir), /migration 002_bad\.sql failed/);
-    const tables = await db.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_name LIKE 'probe_%'");
+    const tables = await db.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_name LIKE 'probe_%'",
+    );
     assert.deepEqual(tables, []);
   });
 });

@@ -17,7 +17,11 @@ describe('redelivery share', () => {
   test('a run of redeliveries switches to a read first, a run of new events switches back', () => {
     const share = new RedeliveryShare();
     observeMany(share, true, 10);
-    assert.equal(share.mostlyRedeliveries, false, 'ten redeliveries are not yet most of the recent past');
+    assert.equal(
+      share.mostlyRedeliveries,
+      false,
+      'ten redeliveries are not yet most of the recent past',
+    );
     observeMany(share, true, 10);
     assert.equal(share.mostlyRedeliveries, true);
     observeMany(share, false, 4);

@@ -6,7 +6,13 @@ import { describe, test } from 'node:test';
 import { accountView } from '../../src/dev/account-words.ts';
 import type { SubscriptionState, SubscriptionStatus, User } from '../../src/domain/model.ts';
 
-const policy = { tierByPrice: new Map([['price_pro', 'pro'], ['price_team', 'team']]), graceDays: 7 };
+const policy = {
+  tierByPrice: new Map([
+    ['price_pro', 'pro'],
+    ['price_team', 'team'],
+  ]),
+  graceDays: 7,
+};
 const now = new Date('2026-06-15T12:00:00Z');
 const DAY = 86_400_000;
 
@@ -14,13 +20,38 @@ function user(status: SubscriptionStatus | null, overrides: Partial<Subscription
   const subscription: SubscriptionState | null =
     status === null
       ? null
-      : { id: 'sub_1', customerId: 'cus_1', userId: 'u1', status, priceId: 'price_team', cancelAtPeriodEnd: false, currentPeriodEnd: new Date('2026-07-01T00:00:00Z'), createdAt: now, paymentFailedAt: null, asOf: 0, revision: 1, ...overrides };
-  return { id: 'u1', idpId: 'alice', email: 'alice@example.com', plan: null, paymentsCustomerId: status === null ? null : 'cus_1', createdAt: now, subscription };
+      : {
+          id: 'sub_1',
+          customerId: 'cus_1',
+          userId: 'u1',
+          status,
+          priceId: 'price_team',
+          cancelAtPeriodEnd: false,
+          currentPeriodEnd: new Date('2026-07-01T00:00:00Z'),
+          createdAt: now,
+          paymentFailedAt: null,
+          asOf: 0,
+          revision: 1,
+          ...overrides,
+        };
+  return {
+    id: 'u1',
+    idpId: 'alice',
+    email: 'alice@example.com',
+    plan: null,
+    paymentsCustomerId: status === null ? null : 'cus_1',
+    createdAt: now,
+    subscription,
+  };
 }
 
 describe('the account in words', () => {
   test('past_due within the grace period: the paid tier, why, and until when', () => {
-    const view = accountView(user('past_due', { paymentFailedAt: new Date(now.getTime() - 2 * DAY) }), policy, now);
+    const view = accountView(
+      user('past_due', { paymentFailedAt: new Date(now.getTime() - 2 * DAY) }),
+      policy,
+      now,
+    );
     assert.equal(view.tier, 'team');
     assert.deepEqual(view.status, [
       'The last payment for your team subscription failed on 2026-06-13 12:00 UTC.',
@@ -31,21 +62,38 @@ describe('the account in words', () => {
   });
 
   test('past_due after the grace period: free, and since when', () => {
-    const view = accountView(user('past_due', { paymentFailedAt: new Date(now.getTime() - 9 * DAY) }), policy, now);
+    const view = accountView(
+      user('past_due', { paymentFailedAt: new Date(now.getTime() - 9 * DAY) }),
+      policy,
+      now,
+    );
     assert.equal(view.tier, 'free');
-    assert.match(view.status[1]!, /^The grace period ended on 2026-06-13 12:00 UTC: you are on free until a payment goes through/);
+    assert.match(
+      view.status[1]!,
+      /^The grace period ended on 2026-06-13 12:00 UTC: you are on free until a payment goes through/,
+    );
   });
 
   test('canceled at period end: the tier until the period ends', () => {
     const view = accountView(user('active', { cancelAtPeriodEnd: true }), policy, now);
-    assert.deepEqual(view.status, ['Your team subscription is canceled at the end of its period: you keep team until 2026-07-01 00:00 UTC, then free.']);
+    assert.deepEqual(view.status, [
+      'Your team subscription is canceled at the end of its period: you keep team until 2026-07-01 00:00 UTC, then free.',
+    ]);
   });
 
   test('active, canceled, none: what there is, and whether a checkout is offered', () => {
-    assert.deepEqual(accountView(user('active'), policy, now).status, ['Your team subscription is active until 2026-07-01 00:00 UTC, then renews.']);
+    assert.deepEqual(accountView(user('active'), policy, now).status, [
+      'Your team subscription is active until 2026-07-01 00:00 UTC, then renews.',
+    ]);
     const canceled = accountView(user('canceled'), policy, now);
-    assert.deepEqual([canceled.tier, canceled.status, canceled.canCheckout], ['free', ['Your team subscription was canceled.'], true]);
+    assert.deepEqual(
+      [canceled.tier, canceled.status, canceled.canCheckout],
+      ['free', ['Your team subscription was canceled.'], true],
+    );
     const none = accountView(user(null), policy, now);
-    assert.deepEqual([none.tier, none.status, none.canCheckout, none.canManage], ['free', ['You have no subscription yet.'], true, false]);
+    assert.deepEqual(
+      [none.tier, none.status, none.canCheckout, none.canManage],
+      ['free', ['You have no subscription yet.'], true, false],
+    );
   });
 });

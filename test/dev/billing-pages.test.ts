@@ -12,7 +12,8 @@ describe(`billing return pages (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const success = (query: string) => t.app.inject({ method: 'GET', url: `/billing/success?${query}` });
+  const success = (query: string) =>
+    t.app.inject({ method: 'GET', url: `/billing/success?${query}` });
 
   test('an unknown session id answers the page saying it was not found', async () => {
     const response = await success('session_id=cs_test_unknown');
@@ -20,7 +21,13 @@ describe(`billing return pages (${databaseLabel})`, () => {
     assert.match(response.body, /could not find this checkout session/);
   });
 
-  for (const query of ['session_id=%00', 'session_id=cs_%00x', 'session_id=a&session_id=b', `session_id=${'x'.repeat(300)}`, 'session_id=%F0%9F%92%A5']) {
+  for (const query of [
+    'session_id=%00',
+    'session_id=cs_%00x',
+    'session_id=a&session_id=b',
+    `session_id=${'x'.repeat(300)}`,
+    'session_id=%F0%9F%92%A5',
+  ]) {
     test(`session_id in "${query.slice(0, 40)}" answers 422 in the contract's shape`, async () => {
       const response = await success(query);
       assert.equal(response.statusCode, 422, response.body);

@@ -12,23 +12,34 @@ const outside = Object.values(networkInterfaces())
   .flat()
   .find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address;
 
-async function dashboardFromOutside(context: TestContext, env: Record<string, string>): Promise<number | string> {
+async function dashboardFromOutside(
+  context: TestContext,
+  env: Record<string, string>,
+): Promise<number | string> {
   const t = await buildTestApp({ HOST: '0.0.0.0', ...env });
   context.after(() => t.close());
   const port = new URL(t.composition.simulatorUrl!).port;
   try {
-    return (await fetch(`http://${outside}:${port}/`, { signal: AbortSignal.timeout(5_000) })).status;
+    return (await fetch(`http://${outside}:${port}/`, { signal: AbortSignal.timeout(5_000) }))
+      .status;
   } catch (error) {
     return String(((error as Error).cause as NodeJS.ErrnoException | undefined)?.code ?? error);
   }
 }
 
-describe(`embedded simulator's address (${databaseLabel})`, { skip: outside === undefined && 'no non-loopback IPv4 address here' }, () => {
-  test('with HOST=0.0.0.0 the dashboard is not reachable from another interface', async (context) => {
-    assert.equal(await dashboardFromOutside(context, {}), 'ECONNREFUSED');
-  });
+describe(
+  `embedded simulator's address (${databaseLabel})`,
+  { skip: outside === undefined && 'no non-loopback IPv4 address here' },
+  () => {
+    test('with HOST=0.0.0.0 the dashboard is not reachable from another interface', async (context) => {
+      assert.equal(await dashboardFromOutside(context, {}), 'ECONNREFUSED');
+    });
 
-  test('PAYMENTS_SIMULATOR_HOST=0.0.0.0 opens it, when asked explicitly', async (context) => {
-    assert.equal(await dashboardFromOutside(context, { PAYMENTS_SIMULATOR_HOST: '0.0.0.0' }), 200);
-  });
-});
+    test('PAYMENTS_SIMULATOR_HOST=0.0.0.0 opens it, when asked explicitly', async (context) => {
+      assert.equal(
+        await dashboardFromOutside(context, { PAYMENTS_SIMULATOR_HOST: '0.0.0.0' }),
+        200,
+      );
+    });
+  },
+);

@@ -7,7 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { compose, type Composition } from '../../src/composition.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { devIssuerUrl, loadOrCreateSigningKey, signToken, type TokenClaims } from '../../src/dev/identity-provider.ts';
+import {
+  devIssuerUrl,
+  loadOrCreateSigningKey,
+  signToken,
+  type TokenClaims,
+} from '../../src/dev/identity-provider.ts';
 import { createTestDatabase } from './database.ts';
 import { checkInjectedResponses } from './openapi-contract.ts';
 import { freshDataDir } from './data-dir.ts';
@@ -25,7 +30,15 @@ export interface TestApp {
 export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = freshDataDir('billing-test');
-  const fullEnv = { NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', PAYMENTS_SIMULATOR_PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database.url, ...env };
+  const fullEnv = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    PAYMENTS_SIMULATOR_PORT: '0',
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    ...env,
+  };
   const config = loadConfig(fullEnv);
   const composition = await compose(config);
   const app = await buildApp(composition.services, { logger: composition.logger });
@@ -37,7 +50,13 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     composition,
     env: fullEnv,
     token: (sub, email = `${sub}@example.com`, claims = {}) =>
-      signToken(key, { sub, email, issuer: devIssuerUrl(config.host, config.port), audience: config.identity.audience, ...claims }),
+      signToken(key, {
+        sub,
+        email,
+        issuer: devIssuerUrl(config.host, config.port),
+        audience: config.identity.audience,
+        ...claims,
+      }),
     async close() {
       await app.close();
       await composition.close();

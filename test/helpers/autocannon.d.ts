@@ -22,7 +22,12 @@ declare module 'autocannon' {
 
   interface RequestSpec extends RawRequest {
     setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => void;
   }
 
   interface Options {

@@ -3,14 +3,32 @@
 // process started with `env` and its DATA_DIR.
 import { chromium, type Browser } from 'playwright-core';
 import { loadConfig } from '../../src/config.ts';
-import { devIssuerUrl, loadOrCreateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
+import {
+  devIssuerUrl,
+  loadOrCreateSigningKey,
+  signToken,
+} from '../../src/dev/identity-provider.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 
-export async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -19,7 +37,16 @@ export async function until<T>(probe: () => Promise<T>, done: (value: T) => bool
   }
 }
 
-export async function devToken(env: Record<string, string>, sub: string, email: string): Promise<string> {
+export async function devToken(
+  env: Record<string, string>,
+  sub: string,
+  email: string,
+): Promise<string> {
   const config = loadConfig({ ...env });
-  return signToken(await loadOrCreateSigningKey(env.DATA_DIR!), { sub, email, issuer: devIssuerUrl(config.host, config.port), audience: config.identity.audience });
+  return signToken(await loadOrCreateSigningKey(env.DATA_DIR!), {
+    sub,
+    email,
+    issuer: devIssuerUrl(config.host, config.port),
+    audience: config.identity.audience,
+  });
 }

@@ -11,10 +11,15 @@ export interface CliRun {
 
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/index.ts', ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -29,7 +34,13 @@ export function operatorEnv(t: TestApp): Record<string, string> {
 
 /** The tier /users/me reports for `sub`. */
 export async function tierOf(t: TestApp, sub: string): Promise<string> {
-  return (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token(sub)) })).json().tier;
+  return (
+    await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: bearer(await t.token(sub)),
+    })
+  ).json().tier;
 }
 
 /**
@@ -37,8 +48,19 @@ export async function tierOf(t: TestApp, sub: string): Promise<string> {
  * provider holds an active subscription that no webhook has told the service about.
  */
 export async function payWhileUnreachable(t: TestApp, sub: string): Promise<void> {
-  const checkout = await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(await t.token(sub)), payload: {} });
-  if (checkout.statusCode !== 200) throw new Error(`checkout answered ${checkout.statusCode}: ${checkout.body}`);
-  const paid = await fetch(`${checkout.json().url}/pay`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  const checkout = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/billing/checkout',
+    headers: bearer(await t.token(sub)),
+    payload: {},
+  });
+  if (checkout.statusCode !== 200)
+    throw new Error(`checkout answered ${checkout.statusCode}: ${checkout.body}`);
+  const paid = await fetch(`${checkout.json().url}/pay`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  });
   if (paid.status !== 303) throw new Error(`paying answered ${paid.status}`);
 }

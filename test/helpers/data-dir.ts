@@ -5,4 +5,5 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const freshDataDir = (label: string): string => join(tmpdir(), `${label}-${randomUUID().slice(0, 8)}`);
+export const freshDataDir = (label: string): string =>
+  join(tmpdir(), `${label}-${randomUUID().slice(0, 8)}`);

@@ -28,5 +28,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin((client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(process.env.TEST_POSTGRES_URL!);
   url.pathname = `/${name}`;
-  return { url: url.href, drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}) };
+  return {
+    url: url.href,
+    drop: () =>
+      admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => {},
+      ),
+  };
 }

@@ -13,7 +13,13 @@ export async function embeddedDataDir(): Promise<string> {
 
 /** PORT 0 for every process, so tokens the CLI signs name the issuer the service expects. */
 export async function embeddedEnv(dataDir: string): Promise<Record<string, string>> {
-  return { NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', PAYMENTS_SIMULATOR_PORT: String(await freePort()) };
+  return {
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    PORT: '0',
+    PAYMENTS_SIMULATOR_PORT: String(await freePort()),
+  };
 }
 
 /** A token for `sub`, printed by the operator CLI's `token` command. */
@@ -23,9 +29,13 @@ export async function cliToken(env: Record<string, string>, sub: string): Promis
   return run.stdout.trim();
 }
 
-export async function profile(url: string, token: string): Promise<{ id: string; tier: string; created_at: string }> {
+export async function profile(
+  url: string,
+  token: string,
+): Promise<{ id: string; tier: string; created_at: string }> {
   const response = await fetch(`${url}/api/v1/users/me`, { headers: bearer(token) });
-  if (response.status !== 200) throw new Error(`/users/me answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`/users/me answered ${response.status}: ${await response.text()}`);
   return response.json() as Promise<{ id: string; tier: string; created_at: string }>;
 }
 
@@ -37,8 +47,16 @@ export interface Exited {
 /** Runs src/server.ts to its end (for one that must refuse to start), at most 60 s. */
 export function runServiceToExit(env: Record<string, string>): Promise<Exited> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, timeout: 60_000 }, (error, _stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/server.ts'],
+      { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, timeout: 60_000 },
+      (error, _stdout, stderr) => {
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+          stderr,
+        });
+      },
+    );
   });
 }

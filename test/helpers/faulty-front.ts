@@ -17,7 +17,13 @@ export type Fault =
   /** Never answer, and do not pass the request on. */
   | { kind: 'hang' }
   /** Answer this, once `gate` resolves; the server never sees the request. */
-  | { kind: 'reply'; status: number; body: unknown; headers?: Record<string, string>; gate?: Promise<void> };
+  | {
+      kind: 'reply';
+      status: number;
+      body: unknown;
+      headers?: Record<string, string>;
+      gate?: Promise<void>;
+    };
 
 export interface SeenRequest {
   method: string;
@@ -49,7 +55,14 @@ export interface FaultyFront {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'content-encoding']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'host',
+  'content-length',
+  'content-encoding',
+]);
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -74,13 +87,20 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
   const requests: SeenRequest[] = [];
   let held = 0;
 
-  async function forward(request: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  async function forward(
+    request: IncomingMessage,
+    body: Buffer,
+  ): Promise<{ status: number; headers: Record<string, string>; text: string }> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (!HOP_BY_HOP.has(name) && typeof value === 'string') headers[name] = value;
     }
     const method = request.method ?? 'GET';
-    const answer = await fetch(new URL(request.url ?? '/', target), { method, headers, ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }) });
+    const answer = await fetch(new URL(request.url ?? '/', target), {
+      method,
+      headers,
+      ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
+    });
     const answerHeaders: Record<string, string> = {};
     answer.headers.forEach((value, name) => {
       if (!HOP_BY_HOP.has(name)) answerHeaders[name] = value;
@@ -99,7 +119,13 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
     const method = request.method ?? 'GET';
     const path = new URL(request.url ?? '/', 'http://front').pathname;
     const key = request.headers['idempotency-key'];
-    const seen: SeenRequest = { method, path, idempotencyKey: typeof key === 'string' ? key : null, answered: null, objectId: null };
+    const seen: SeenRequest = {
+      method,
+      path,
+      idempotencyKey: typeof key === 'string' ? key : null,
+      answered: null,
+      objectId: null,
+    };
     requests.push(seen);
     const answer = (status: number, headers: Record<string, string>, text: string) => {
       seen.answered = status;
@@ -117,17 +143,29 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       held += 1;
       await fault.gate;
       held -= 1;
-      return answer(fault.status, { 'content-type': 'application/json', ...fault.headers }, JSON.stringify(fault.body));
+      return answer(
+        fault.status,
+        { 'content-type': 'application/json', ...fault.headers },
+        JSON.stringify(fault.body),
+      );
     }
     const forwarded = await forward(request, body);
     seen.objectId = forwarded.status < 300 ? objectIdOf(forwarded.text) : null;
-    if (fault?.kind === 'fail-after') return answer(500, { 'content-type': 'application/json' }, failure);
+    if (fault?.kind === 'fail-after')
+      return answer(500, { 'content-type': 'application/json' }, failure);
     if (fault?.kind === 'hang-after') {
       held += 1;
       response.on('close', () => (held -= 1));
       return;
     }
-    answer(forwarded.status, { ...forwarded.headers, date: new Date(Date.now() + front.clockOffsetSeconds * 1000).toUTCString() }, forwarded.text);
+    answer(
+      forwarded.status,
+      {
+        ...forwarded.headers,
+        date: new Date(Date.now() + front.clockOffsetSeconds * 1000).toUTCString(),
+      },
+      forwarded.text,
+    );
   }
 
   const server = createServer((request, response) => {

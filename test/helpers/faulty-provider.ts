@@ -36,7 +36,12 @@ export async function startFaultyProvider(): Promise<FaultyProvider> {
   return {
     front,
     simulatorUrl: simulator.url,
-    env: { PAYMENTS_API_KEY: PROVIDER_API_KEY, PAYMENTS_API_BASE: front.url, PAYMENTS_WEBHOOK_SECRET: PROVIDER_WEBHOOK_SECRET, BILLING_PRICES: 'pro=price_sim_pro' },
+    env: {
+      PAYMENTS_API_KEY: PROVIDER_API_KEY,
+      PAYMENTS_API_BASE: front.url,
+      PAYMENTS_WEBHOOK_SECRET: PROVIDER_WEBHOOK_SECRET,
+      BILLING_PRICES: 'pro=price_sim_pro',
+    },
     async close() {
       await front.close();
       await simulator.close();
@@ -64,7 +69,10 @@ export async function buildAppWithFaultyProvider(): Promise<AppWithFaultyProvide
     provider,
     t,
     direct,
-    undelivered: async () => (await direct.events.list({ delivery_success: false, limit: 100 }).autoPagingToArray({ limit: 10_000 })) as unknown as FixtureEvent[],
+    undelivered: async () =>
+      (await direct.events
+        .list({ delivery_success: false, limit: 100 })
+        .autoPagingToArray({ limit: 10_000 })) as unknown as FixtureEvent[],
     async close() {
       await t.close();
       await provider.close();

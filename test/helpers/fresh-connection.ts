@@ -5,16 +5,26 @@ import { request as httpRequest } from 'node:http';
 
 export type FreshAnswer = { status: number; body: string } | { error: string };
 
-export function requestOnFreshConnection(url: string, method: string, headers: Record<string, string>, body?: string): Promise<FreshAnswer> {
+export function requestOnFreshConnection(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<FreshAnswer> {
   return new Promise((resolve) => {
-    const failed = (error: Error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message });
-    const request = httpRequest(url, { method, agent: false, headers: { ...headers, connection: 'close' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
-      response.on('error', failed);
-    });
+    const failed = (error: Error) =>
+      resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message });
+    const request = httpRequest(
+      url,
+      { method, agent: false, headers: { ...headers, connection: 'close' } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+        response.on('error', failed);
+      },
+    );
     request.on('error', failed);
     request.end(body);
   });

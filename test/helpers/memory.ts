@@ -17,7 +17,9 @@ async function rssMb(pid: number): Promise<number> {
 async function heapMb(baseUrl: string): Promise<number | null> {
   try {
     const response = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(2_000) });
-    const value = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(await response.text())?.[1];
+    const value = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(
+      await response.text(),
+    )?.[1];
     return value === undefined ? null : Number(value) / 2 ** 20;
   } catch {
     return null;
@@ -30,7 +32,10 @@ export interface MemorySampler {
   stop(): Promise<void>;
 }
 
-export function sampleMemory(processes: { pid: number; url: string }[], everyMs: number): MemorySampler {
+export function sampleMemory(
+  processes: { pid: number; url: string }[],
+  everyMs: number,
+): MemorySampler {
   const started = Date.now();
   const series: MemorySample[][] = processes.map(() => []);
   let running = true;
@@ -63,10 +68,20 @@ const median = (values: number[]) => {
  * A measure over the first and second halves of the time after warm-up: the medians, and the floors
  * (the lowest values; for the heap, what survives garbage collection, which is what a leak raises).
  */
-export function halves(samples: MemorySample[], warmUpMs: number, pick: (sample: MemorySample) => number | null) {
+export function halves(
+  samples: MemorySample[],
+  warmUpMs: number,
+  pick: (sample: MemorySample) => number | null,
+) {
   const settled = samples.filter((s) => s.at >= warmUpMs && pick(s) !== null);
   const middle = settled.length === 0 ? 0 : (settled[0]!.at + settled.at(-1)!.at) / 2;
   const early = settled.filter((s) => s.at < middle).map((s) => pick(s)!);
   const late = settled.filter((s) => s.at >= middle).map((s) => pick(s)!);
-  return { early: median(early), late: median(late), earlyFloor: Math.min(...early), lateFloor: Math.min(...late), max: Math.max(...samples.map((s) => pick(s) ?? 0)) };
+  return {
+    early: median(early),
+    late: median(late),
+    earlyFloor: Math.min(...early),
+    lateFloor: Math.min(...late),
+    max: Math.max(...samples.map((s) => pick(s) ?? 0)),
+  };
 }

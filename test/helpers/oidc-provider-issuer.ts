@@ -14,16 +14,32 @@ export interface RealIssuer {
   close(): Promise<void>;
 }
 
-const CLIENT = { client_id: 'billing-test-client', client_secret: 'billing-test-client-secret-0123456789' };
+const CLIENT = {
+  client_id: 'billing-test-client',
+  client_secret: 'billing-test-client-secret-0123456789',
+};
 
-export async function startOidcProvider(resources: string[], email: (clientId: string) => string | undefined): Promise<RealIssuer> {
+export async function startOidcProvider(
+  resources: string[],
+  email: (clientId: string) => string | undefined,
+): Promise<RealIssuer> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(url, {
-    clients: [{ ...CLIENT, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], id_token_signed_response_alg: 'ES256' }],
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'test-es256', alg: 'ES256', use: 'sig' }] },
+    clients: [
+      {
+        ...CLIENT,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        id_token_signed_response_alg: 'ES256',
+      },
+    ],
+    jwks: {
+      keys: [{ ...(await exportJWK(privateKey)), kid: 'test-es256', alg: 'ES256', use: 'sig' }],
+    },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -31,7 +47,12 @@ export async function startOidcProvider(resources: string[], email: (clientId: s
         enabled: true,
         getResourceServerInfo: async (_ctx: unknown, resource: string) => {
           if (!resources.includes(resource)) throw new Error(`unknown resource ${resource}`);
-          return { scope: 'billing', audience: resource, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+          return {
+            scope: 'billing',
+            audience: resource,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
         },
       },
     },
@@ -46,11 +67,15 @@ export async function startOidcProvider(resources: string[], email: (clientId: s
     async accessToken(resource) {
       const response = await fetch(`${url}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'billing' }),
       });
       const body = (await response.json()) as { access_token?: string; error_description?: string };
-      if (!response.ok || body.access_token === undefined) throw new Error(`token endpoint answered ${response.status}: ${body.error_description}`);
+      if (!response.ok || body.access_token === undefined)
+        throw new Error(`token endpoint answered ${response.status}: ${body.error_description}`);
       return body.access_token;
     },
     close: () =>

@@ -13,7 +13,10 @@ declare module 'oidc-provider' {
     clients: Record<string, unknown>[];
     jwks: { keys: Record<string, unknown>[] };
     features: Record<string, unknown>;
-    extraTokenClaims?: (ctx: unknown, token: { clientId?: string; accountId?: string }) => Promise<Record<string, unknown> | undefined>;
+    extraTokenClaims?: (
+      ctx: unknown,
+      token: { clientId?: string; accountId?: string },
+    ) => Promise<Record<string, unknown> | undefined>;
   }
 
   export default class Provider {

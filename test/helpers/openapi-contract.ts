@@ -31,7 +31,8 @@ interface Route {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const DOCUMENT_ID = 'https://contract.test/openapi.json';
-const pointer = (...parts: string[]) => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const pointer = (...parts: string[]) =>
+  parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
 export class OpenApiContract {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -48,7 +49,12 @@ export class OpenApiContract {
           method: method.toUpperCase(),
           path,
           // A templated segment such as {id} matches one path segment.
-          pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`),
+          pattern: new RegExp(
+            `^${path
+              .split(/\{[^}]+\}/)
+              .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+              .join('[^/]+')}$`,
+          ),
           operation,
         })),
     );
@@ -57,33 +63,50 @@ export class OpenApiContract {
   /** Throws when the response is not one the document describes for this request's operation. */
   check(method: string, url: string, response: LightMyRequestResponse): void {
     const pathname = new URL(url, 'http://contract.test').pathname;
-    const route = this.routes.find((r) => r.method === method.toUpperCase() && r.pattern.test(pathname));
+    const route = this.routes.find(
+      (r) => r.method === method.toUpperCase() && r.pattern.test(pathname),
+    );
     if (route === undefined) return;
     const name = `${route.operation.operationId ?? '(no operationId)'} (${route.method} ${route.path})`;
     const responses = route.operation.responses ?? {};
     const status = String(response.statusCode);
     const key = [status, `${status[0]}XX`, 'default'].find((candidate) => candidate in responses);
     if (key === undefined) {
-      throw new Error(`OpenAPI contract: ${name} answered ${status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}); body: ${response.body.slice(0, 300)}`);
+      throw new Error(
+        `OpenAPI contract: ${name} answered ${status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}); body: ${response.body.slice(0, 300)}`,
+      );
     }
     const content = responses[key]!.content;
     if (content === undefined) return;
-    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const mediaType = String(response.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
     const documented = content[mediaType];
     if (documented === undefined) {
-      throw new Error(`OpenAPI contract: ${name} answered ${status} with content-type "${mediaType}", but the document lists ${Object.keys(content).join(', ')}`);
+      throw new Error(
+        `OpenAPI contract: ${name} answered ${status} with content-type "${mediaType}", but the document lists ${Object.keys(content).join(', ')}`,
+      );
     }
     if (documented.schema === undefined || !/[/+]json$/.test(mediaType)) return;
     let body: unknown;
     try {
       body = JSON.parse(response.body);
     } catch {
-      throw new Error(`OpenAPI contract: ${name} answered ${status} with a body that is not JSON: ${response.body.slice(0, 300)}`);
+      throw new Error(
+        `OpenAPI contract: ${name} answered ${status} with a body that is not JSON: ${response.body.slice(0, 300)}`,
+      );
     }
     const validate = this.validator(route, key, mediaType);
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`).join('; ');
-      throw new Error(`OpenAPI contract: ${name} answered ${status} with a body its schema rejects: ${errors}; body: ${response.body.slice(0, 300)}`);
+      const errors = (validate.errors ?? [])
+        .map(
+          (e) =>
+            `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+        )
+        .join('; ');
+      throw new Error(
+        `OpenAPI contract: ${name} answered ${status} with a body its schema rejects: ${errors}; body: ${response.body.slice(0, 300)}`,
+      );
     }
   }
 
@@ -101,15 +124,24 @@ export class OpenApiContract {
 function requestOf(options: string | InjectOptions): { method: string; url: string } {
   if (typeof options === 'string') return { method: 'GET', url: options };
   const target = options.url ?? options.path ?? '/';
-  return { method: options.method ?? 'GET', url: typeof target === 'string' ? target : target.pathname };
+  return {
+    method: options.method ?? 'GET',
+    url: typeof target === 'string' ? target : target.pathname,
+  };
 }
 
 /** Makes app.inject check every response against the app's own /openapi.json. */
 export async function checkInjectedResponses(app: FastifyInstance): Promise<OpenApiContract> {
   await app.ready();
   const contract = new OpenApiContract(app.swagger() as unknown as OpenApiDocument);
-  const inject = app.inject.bind(app) as (options?: string | InjectOptions, callback?: (error: Error | null, response?: LightMyRequestResponse) => void) => unknown;
-  const checked = (options?: string | InjectOptions, callback?: (error: Error | null, response?: LightMyRequestResponse) => void): unknown => {
+  const inject = app.inject.bind(app) as (
+    options?: string | InjectOptions,
+    callback?: (error: Error | null, response?: LightMyRequestResponse) => void,
+  ) => unknown;
+  const checked = (
+    options?: string | InjectOptions,
+    callback?: (error: Error | null, response?: LightMyRequestResponse) => void,
+  ): unknown => {
     // The chained form (app.inject().get(...)) is passed through unchecked; the tests do not use it.
     if (options === undefined) return inject();
     const { method, url } = requestOf(options);

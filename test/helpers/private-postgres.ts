@@ -21,7 +21,8 @@ export interface PrivatePostgres {
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'reliability-pg-'));
   const port = String(await freePort());
-  const start = async () => (await run('bash', ['scripts/postgres.sh', 'start', dir, port])).stdout.trim();
+  const start = async () =>
+    (await run('bash', ['scripts/postgres.sh', 'start', dir, port])).stdout.trim();
   const stop = async () => void (await run('bash', ['scripts/postgres.sh', 'stop', dir]));
   const url = await start();
   return {

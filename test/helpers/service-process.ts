@@ -33,8 +33,16 @@ export interface ServiceProcessOptions {
   logLevel?: string;
 }
 
-export async function startServiceProcess(env: Record<string, string>, { entry = 'src/server.ts', logLevel = 'info', prefix = [] }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
-  const [command, ...args] = [...prefix, process.execPath, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry];
+export async function startServiceProcess(
+  env: Record<string, string>,
+  { entry = 'src/server.ts', logLevel = 'info', prefix = [] }: ServiceProcessOptions = {},
+): Promise<ServiceProcess> {
+  const [command, ...args] = [
+    ...prefix,
+    process.execPath,
+    ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []),
+    entry,
+  ];
   const child = spawn(command!, args, {
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -5,5 +5,9 @@ import type { TestApp } from './app.ts';
 
 export function simulatorClient(t: TestApp): Stripe {
   const url = new URL(t.composition.simulatorUrl!);
-  return new Stripe(t.config.payments.apiKey, { host: url.hostname, port: url.port, protocol: 'http' });
+  return new Stripe(t.config.payments.apiKey, {
+    host: url.hostname,
+    port: url.port,
+    protocol: 'http',
+  });
 }

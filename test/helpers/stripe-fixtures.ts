@@ -8,7 +8,9 @@ const stripe = new Stripe('sk_test_fixtures');
 const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 const now = () => Math.floor(Date.now() / 1000);
 
-export function subscriptionObject(overrides: Partial<Stripe.Subscription> & { priceId?: string; periodEnd?: number } = {}): Stripe.Subscription {
+export function subscriptionObject(
+  overrides: Partial<Stripe.Subscription> & { priceId?: string; periodEnd?: number } = {},
+): Stripe.Subscription {
   const { priceId = 'price_sim_pro', periodEnd = now() + 30 * 86_400, ...rest } = overrides;
   const subscriptionId = rest.id ?? id('sub');
   return {
@@ -32,7 +34,13 @@ export function subscriptionObject(overrides: Partial<Stripe.Subscription> & { p
           quantity: 1,
           current_period_start: periodEnd - 30 * 86_400,
           current_period_end: periodEnd,
-          price: { id: priceId, object: 'price', currency: 'usd', unit_amount: 1500, recurring: { interval: 'month', interval_count: 1 } },
+          price: {
+            id: priceId,
+            object: 'price',
+            currency: 'usd',
+            unit_amount: 1500,
+            recurring: { interval: 'month', interval_count: 1 },
+          },
         },
       ],
     },
@@ -40,7 +48,9 @@ export function subscriptionObject(overrides: Partial<Stripe.Subscription> & { p
   } as unknown as Stripe.Subscription;
 }
 
-export function checkoutSessionObject(overrides: Partial<Stripe.Checkout.Session> = {}): Stripe.Checkout.Session {
+export function checkoutSessionObject(
+  overrides: Partial<Stripe.Checkout.Session> = {},
+): Stripe.Checkout.Session {
   return {
     id: id('cs_test'),
     object: 'checkout.session',
@@ -56,14 +66,22 @@ export function checkoutSessionObject(overrides: Partial<Stripe.Checkout.Session
   } as unknown as Stripe.Checkout.Session;
 }
 
-export function invoiceObject(subscriptionId: string, customer: string, overrides: Partial<Stripe.Invoice> = {}): Stripe.Invoice {
+export function invoiceObject(
+  subscriptionId: string,
+  customer: string,
+  overrides: Partial<Stripe.Invoice> = {},
+): Stripe.Invoice {
   return {
     id: id('in'),
     object: 'invoice',
     customer,
     status: 'paid',
     livemode: false,
-    parent: { type: 'subscription_details', quote_details: null, subscription_details: { subscription: subscriptionId, metadata: {} } },
+    parent: {
+      type: 'subscription_details',
+      quote_details: null,
+      subscription_details: { subscription: subscriptionId, metadata: {} },
+    },
     ...overrides,
   } as unknown as Stripe.Invoice;
 }
@@ -78,16 +96,46 @@ export interface FixtureEvent {
   data: { object: unknown };
 }
 
-export function eventOf(type: string, object: unknown, overrides: Partial<FixtureEvent> = {}): FixtureEvent {
-  return { id: id('evt'), object: 'event', type, created: now(), livemode: false, api_version: '2026-10-28.endive', data: { object }, ...overrides };
+export function eventOf(
+  type: string,
+  object: unknown,
+  overrides: Partial<FixtureEvent> = {},
+): FixtureEvent {
+  return {
+    id: id('evt'),
+    object: 'event',
+    type,
+    created: now(),
+    livemode: false,
+    api_version: '2026-10-28.endive',
+    data: { object },
+    ...overrides,
+  };
 }
 
-export function signedHeaders(payload: string, secret: string, timestamp = now()): Record<string, string> {
-  return { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }) };
+export function signedHeaders(
+  payload: string,
+  secret: string,
+  timestamp = now(),
+): Record<string, string> {
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }),
+  };
 }
 
 /** Delivers an event to the service as Stripe would: JSON body, signed over the exact bytes. */
-export function deliver(app: FastifyInstance, event: FixtureEvent, secret = 'whsec_local_simulator', timestamp?: number) {
+export function deliver(
+  app: FastifyInstance,
+  event: FixtureEvent,
+  secret = 'whsec_local_simulator',
+  timestamp?: number,
+) {
   const payload = JSON.stringify(event);
-  return app.inject({ method: 'POST', url: '/api/v1/webhooks/payments', payload, headers: signedHeaders(payload, secret, timestamp) });
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks/payments',
+    payload,
+    headers: signedHeaders(payload, secret, timestamp),
+  });
 }

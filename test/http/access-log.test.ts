@@ -5,12 +5,27 @@ import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import { createFastify } from '../../src/app.ts';
 
-type Line = { level: number; msg: string; reqId?: string; method?: string; url?: string; res?: { statusCode?: number }; responseTime?: unknown };
+type Line = {
+  level: number;
+  msg: string;
+  reqId?: string;
+  method?: string;
+  url?: string;
+  res?: { statusCode?: number };
+  responseTime?: unknown;
+};
 
-async function logOf(level: string, request: { url: string; headers?: Record<string, string> }): Promise<Line[]> {
+async function logOf(
+  level: string,
+  request: { url: string; headers?: Record<string, string> },
+): Promise<Line[]> {
   const lines: Line[] = [];
-  const app = createFastify({ logger: pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) }) });
-  app.get('/things/:id', async (req, reply) => reply.code(201).send({ id: (req.params as { id: string }).id }));
+  const app = createFastify({
+    logger: pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) }),
+  });
+  app.get('/things/:id', async (req, reply) =>
+    reply.code(201).send({ id: (req.params as { id: string }).id }),
+  );
   await app.inject({ method: 'GET', ...request });
   await app.close();
   return lines.filter((line) => line.reqId !== undefined);
@@ -18,7 +33,10 @@ async function logOf(level: string, request: { url: string; headers?: Record<str
 
 describe('access log', () => {
   test('at info: one line per request, when answered, with id, method, url, status and duration', async () => {
-    const lines = await logOf('info', { url: '/things/7?view=full', headers: { 'x-request-id': 'trace-42' } });
+    const lines = await logOf('info', {
+      url: '/things/7?view=full',
+      headers: { 'x-request-id': 'trace-42' },
+    });
     assert.equal(lines.length, 1, JSON.stringify(lines));
     const [line] = lines;
     assert.equal(line!.msg, 'request completed');

@@ -15,7 +15,15 @@ describe('OpenAPI document, docs and health', () => {
     const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(response.statusCode, 200);
     const document = response.json();
-    for (const name of ['User', 'CheckoutRequest', 'CheckoutResponse', 'PortalRequest', 'PortalResponse', 'HTTPValidationError', 'ValidationError']) {
+    for (const name of [
+      'User',
+      'CheckoutRequest',
+      'CheckoutResponse',
+      'PortalRequest',
+      'PortalResponse',
+      'HTTPValidationError',
+      'ValidationError',
+    ]) {
       assert.ok(document.components.schemas[name], `schema ${name}`);
     }
     assert.ok(document.paths['/api/v1/users/me'].get);
@@ -24,19 +32,46 @@ describe('OpenAPI document, docs and health', () => {
     const portal = document.paths['/api/v1/billing/portal'].post;
     assert.equal(portal.operationId, 'createPortalSession');
     assert.deepEqual(portal.security, [{ bearerAuth: [] }]);
-    assert.equal(portal.requestBody.content['application/json'].schema.$ref, '#/components/schemas/PortalRequest');
-    assert.equal(portal.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/PortalResponse');
-    for (const status of ['401', '409', '422', '429', '502']) assert.ok(portal.responses[status], `portal ${status}`);
-    assert.equal(document.paths['/api/v1/users/me'].get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/User');
-    assert.deepEqual(Object.keys(document.paths['/api/v1/billing/checkout'].post.requestBody.content['application/json'].schema), ['$ref']);
+    assert.equal(
+      portal.requestBody.content['application/json'].schema.$ref,
+      '#/components/schemas/PortalRequest',
+    );
+    assert.equal(
+      portal.responses['200'].content['application/json'].schema.$ref,
+      '#/components/schemas/PortalResponse',
+    );
+    for (const status of ['401', '409', '422', '429', '502'])
+      assert.ok(portal.responses[status], `portal ${status}`);
+    assert.equal(
+      document.paths['/api/v1/users/me'].get.responses['200'].content['application/json'].schema
+        .$ref,
+      '#/components/schemas/User',
+    );
+    assert.deepEqual(
+      Object.keys(
+        document.paths['/api/v1/billing/checkout'].post.requestBody.content['application/json']
+          .schema,
+      ),
+      ['$ref'],
+    );
   });
 
   test('every response of the three operations says what it means, with the headers clients rely on', async () => {
     const { paths } = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    const operations = [paths['/api/v1/users/me'].get, paths['/api/v1/billing/checkout'].post, paths['/api/v1/webhooks/payments'].post];
+    const operations = [
+      paths['/api/v1/users/me'].get,
+      paths['/api/v1/billing/checkout'].post,
+      paths['/api/v1/webhooks/payments'].post,
+    ];
     for (const operation of operations) {
-      for (const [status, response] of Object.entries(operation.responses) as [string, { description: string }][]) {
-        assert.ok(response.description && response.description !== 'Default Response', `${operation.operationId} ${status}`);
+      for (const [status, response] of Object.entries(operation.responses) as [
+        string,
+        { description: string },
+      ][]) {
+        assert.ok(
+          response.description && response.description !== 'Default Response',
+          `${operation.operationId} ${status}`,
+        );
       }
     }
     const checkout = paths['/api/v1/billing/checkout'].post.responses;
@@ -46,19 +81,31 @@ describe('OpenAPI document, docs and health', () => {
     assert.ok(checkout['503'].headers['Retry-After']);
     const webhook = paths['/api/v1/webhooks/payments'].post;
     assert.ok(webhook.requestBody.content['application/json'].schema.properties.created);
-    assert.ok(webhook.parameters.some((p: { in: string; name: string; required: boolean }) => p.in === 'header' && p.name === 'stripe-signature' && p.required));
+    assert.ok(
+      webhook.parameters.some(
+        (p: { in: string; name: string; required: boolean }) =>
+          p.in === 'header' && p.name === 'stripe-signature' && p.required,
+      ),
+    );
   });
 
   test('/docs serves an HTML page', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/docs' });
-    const page = response.statusCode === 302 ? await t.app.inject({ method: 'GET', url: response.headers.location as string }) : response;
+    const page =
+      response.statusCode === 302
+        ? await t.app.inject({ method: 'GET', url: response.headers.location as string })
+        : response;
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-type']), /text\/html/);
   });
 
   test('/healthz and /readyz answer 200 while the database answers', async () => {
-    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
-    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/readyz' })).json(), { status: 'ready' });
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/healthz' })).json(), {
+      status: 'ok',
+    });
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/readyz' })).json(), {
+      status: 'ready',
+    });
   });
 
   test('an unknown path is a 404 with a detail', async () => {

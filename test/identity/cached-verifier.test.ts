@@ -60,7 +60,8 @@ describe('cached token verifier', () => {
     const inner = fakeInner();
     const verifier = createCachedVerifier(inner, { now: clock().now });
     const bad = jwt({ sub: 'mallory', exp: expIn(3600) }, 'forged');
-    for (let i = 0; i < 3; i++) await assert.rejects(verifier.verify(bad), { code: 'invalid_token' });
+    for (let i = 0; i < 3; i++)
+      await assert.rejects(verifier.verify(bad), { code: 'invalid_token' });
     assert.equal(inner.calls, 3);
   });
 
@@ -70,7 +71,9 @@ describe('cached token verifier', () => {
     const good = jwt({ sub: 'alice', exp: expIn(3600) });
     await verifier.verify(good);
     await assert.rejects(verifier.verify(`${good}x`), { code: 'invalid_token' });
-    await assert.rejects(verifier.verify(jwt({ sub: 'alice', exp: expIn(3600) }, 'sih')), { code: 'invalid_token' });
+    await assert.rejects(verifier.verify(jwt({ sub: 'alice', exp: expIn(3600) }, 'sih')), {
+      code: 'invalid_token',
+    });
     assert.equal(inner.calls, 3);
   });
 
@@ -117,7 +120,11 @@ describe('cached token verifier', () => {
   test('the size is bounded; the least recently used entry goes first', async () => {
     const inner = fakeInner();
     const verifier = createCachedVerifier(inner, { now: clock().now, maxEntries: 2 });
-    const [a, b, c] = ['a', 'b', 'c'].map((sub) => jwt({ sub, exp: expIn(3600) })) as [string, string, string];
+    const [a, b, c] = ['a', 'b', 'c'].map((sub) => jwt({ sub, exp: expIn(3600) })) as [
+      string,
+      string,
+      string,
+    ];
     await verifier.verify(a);
     await verifier.verify(b);
     await verifier.verify(a); // hit: a is now the most recently used
@@ -138,7 +145,9 @@ describe('cached token verifier', () => {
     assert.equal(inner.calls, 1);
 
     const bad = jwt({ sub: 'mallory', exp: expIn(3600) }, 'forged');
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => verifier.verify(bad)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => verifier.verify(bad)),
+    );
     assert.ok(outcomes.every((o) => o.status === 'rejected'));
     assert.equal(inner.calls, 2);
     await assert.rejects(verifier.verify(bad));
@@ -163,9 +172,16 @@ describe('cached token verifier', () => {
   describe('in front of the real jose verifier', () => {
     async function setup() {
       const key = await generateSigningKey();
-      const options = { issuer: 'https://issuer.example', audience: 'api://billing', emailClaim: 'email' };
-      const verifier = createCachedVerifier(createJwtVerifier({ ...options, keys: localKeys(key) }));
-      const sign = (sub: string, ttlSeconds = 3600) => signToken(key, { sub, email: `${sub}@example.com`, ...options, ttlSeconds });
+      const options = {
+        issuer: 'https://issuer.example',
+        audience: 'api://billing',
+        emailClaim: 'email',
+      };
+      const verifier = createCachedVerifier(
+        createJwtVerifier({ ...options, keys: localKeys(key) }),
+      );
+      const sign = (sub: string, ttlSeconds = 3600) =>
+        signToken(key, { sub, email: `${sub}@example.com`, ...options, ttlSeconds });
       return { key, verifier, sign };
     }
 
@@ -174,7 +190,10 @@ describe('cached token verifier', () => {
       const genuine = await sign('alice');
       assert.equal((await verifier.verify(genuine)).idpId, 'alice');
       const [header, payload, signature] = genuine.split('.') as [string, string, string];
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<
+        string,
+        unknown
+      >;
       const tampered = `${header}.${encode({ ...claims, sub: 'mallory' })}.${signature}`;
       await assert.rejects(verifier.verify(tampered), { code: 'invalid_token' });
       const resigned = `${header}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
@@ -186,7 +205,12 @@ describe('cached token verifier', () => {
       const { verifier, sign } = await setup();
       await verifier.verify(await sign('alice'));
       const stranger = await generateSigningKey();
-      const foreign = await signToken(stranger, { sub: 'alice', email: 'alice@example.com', issuer: 'https://issuer.example', audience: 'api://billing' });
+      const foreign = await signToken(stranger, {
+        sub: 'alice',
+        email: 'alice@example.com',
+        issuer: 'https://issuer.example',
+        audience: 'api://billing',
+      });
       await assert.rejects(verifier.verify(foreign), { code: 'invalid_token' });
     });
 

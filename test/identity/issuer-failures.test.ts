@@ -13,17 +13,30 @@ import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.
 const REQUESTS = 20;
 const BACKOFF_PASSED_MS = 31_000;
 
-async function setup(context: TestContext, env: (issuer: OidcTestIssuer) => Record<string, string> = () => ({})) {
+async function setup(
+  context: TestContext,
+  env: (issuer: OidcTestIssuer) => Record<string, string> = () => ({}),
+) {
   const issuer = await startOidcIssuer();
-  const t = await buildTestApp({ IDP_ISSUER: issuer.url, IDP_AUDIENCE: issuer.audience, ...env(issuer) });
+  const t = await buildTestApp({
+    IDP_ISSUER: issuer.url,
+    IDP_AUDIENCE: issuer.audience,
+    ...env(issuer),
+  });
   context.after(async () => {
     await t.close();
     await issuer.close();
   });
-  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) });
+  const me = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) });
   /** REQUESTS requests, one after the other, each with a token signed by a key the issuer never published. */
   const forgedBurst = async () => {
-    for (let i = 0; i < REQUESTS; i++) assert.equal((await me(await issuer.token(`mallory${i}`, { key: await generateSigningKey() }))).statusCode, 401);
+    for (let i = 0; i < REQUESTS; i++)
+      assert.equal(
+        (await me(await issuer.token(`mallory${i}`, { key: await generateSigningKey() })))
+          .statusCode,
+        401,
+      );
   };
   context.mock.timers.enable({ apis: ['Date'], now: Date.now() });
   const advance = (ms: number) => context.mock.timers.tick(ms);
@@ -73,7 +86,10 @@ describe(`identity provider failures are cooled down (${databaseLabel})`, () => 
   });
 
   for (const [name, breakUserinfo] of [
-    ['answers without an e-mail', (issuer: OidcTestIssuer) => issuer.setUserinfoEmail('alice', null)],
+    [
+      'answers without an e-mail',
+      (issuer: OidcTestIssuer) => issuer.setUserinfoEmail('alice', null),
+    ],
     ['fails', (issuer: OidcTestIssuer) => issuer.setDown('userinfo', true)],
   ] as const) {
     test(`userinfo that ${name} is asked once for ${REQUESTS} requests with one token`, async (context) => {

@@ -8,7 +8,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { generateSigningKey } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { startOidcIssuer, type IssuerTokenOptions, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
+import {
+  startOidcIssuer,
+  type IssuerTokenOptions,
+  type OidcTestIssuer,
+} from '../../support/oidc-issuer.ts';
 
 const COOLDOWN_PASSED_MS = 31_000;
 const CACHE_EXPIRED_MS = 11 * 60_000;
@@ -22,9 +26,16 @@ interface Setup {
   userCount(): Promise<number>;
 }
 
-async function setup(context: TestContext, env: (issuer: OidcTestIssuer) => Record<string, string> = () => ({})): Promise<Setup> {
+async function setup(
+  context: TestContext,
+  env: (issuer: OidcTestIssuer) => Record<string, string> = () => ({}),
+): Promise<Setup> {
   const issuer = await startOidcIssuer();
-  const t = await buildTestApp({ IDP_ISSUER: issuer.url, IDP_AUDIENCE: 'api://billing', ...env(issuer) });
+  const t = await buildTestApp({
+    IDP_ISSUER: issuer.url,
+    IDP_AUDIENCE: 'api://billing',
+    ...env(issuer),
+  });
   context.after(async () => {
     await t.close();
     await issuer.close();
@@ -34,7 +45,8 @@ async function setup(context: TestContext, env: (issuer: OidcTestIssuer) => Reco
     t,
     me: (token) => t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) }),
     unknownKidToken: async (sub) => issuer.token(sub, { key: await generateSigningKey() }),
-    userCount: async () => (await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]!.n,
+    userCount: async () =>
+      (await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]!.n,
   };
 }
 
@@ -63,7 +75,9 @@ describe(`OIDC issuer over HTTP (${databaseLabel})`, () => {
 
   test('concurrent first requests share one discovery and one key fetch', async (context) => {
     const { issuer, me } = await setup(context);
-    const tokens = await Promise.all(Array.from({ length: 10 }, (_, i) => issuer.token(`user${i}`)));
+    const tokens = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => issuer.token(`user${i}`)),
+    );
     const responses = await Promise.all(tokens.map(me));
     assert.deepEqual([...new Set(responses.map((r) => r.statusCode))], [200]);
     assert.equal(issuer.fetches('discovery'), 1);
@@ -92,7 +106,10 @@ describe(`OIDC issuer over HTTP (${databaseLabel})`, () => {
     const { issuer, me, unknownKidToken } = await setup(context);
     const advance = controlClock(context);
     const burst = async () => {
-      for (const response of await Promise.all(Array.from({ length: 10 }, (_, i) => unknownKidToken(`mallory${i}`).then(me)))) assertInvalidToken(response);
+      for (const response of await Promise.all(
+        Array.from({ length: 10 }, (_, i) => unknownKidToken(`mallory${i}`).then(me)),
+      ))
+        assertInvalidToken(response);
     };
     assert.equal((await me(await issuer.token('alice'))).statusCode, 200);
     await burst();
@@ -127,13 +144,19 @@ describe(`OIDC issuer over HTTP (${databaseLabel})`, () => {
     issuer.setDown('jwks', false);
     const rotated = await issuer.rotate();
     advance(COOLDOWN_PASSED_MS);
-    assert.equal((await me(await issuer.token('bob', { key: rotated }))).statusCode, 200, 'fetching resumes when the issuer is back');
+    assert.equal(
+      (await me(await issuer.token('bob', { key: rotated }))).statusCode,
+      200,
+      'fetching resumes when the issuer is back',
+    );
   });
 
   test('IDP_EMAIL_CLAIM names the claim the e-mail is read from', async (context) => {
     const claim = 'https://example.com/email';
     const { issuer, me } = await setup(context, () => ({ IDP_EMAIL_CLAIM: claim }));
-    const response = await me(await issuer.token('alice', { emailClaim: claim, email: 'alice@tenant.example' }));
+    const response = await me(
+      await issuer.token('alice', { emailClaim: claim, email: 'alice@tenant.example' }),
+    );
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.json().email, 'alice@tenant.example');
     assert.equal(issuer.fetches('userinfo'), 0);

@@ -15,7 +15,10 @@ describe(`oidc-provider as the issuer (${databaseLabel})`, () => {
   let issuer: RealIssuer;
   let t: TestApp;
   before(async () => {
-    issuer = await startOidcProvider([OUR_API, OTHER_API], (clientId) => `${clientId}@clients.example.test`);
+    issuer = await startOidcProvider(
+      [OUR_API, OTHER_API],
+      (clientId) => `${clientId}@clients.example.test`,
+    );
     t = await buildTestApp({ IDP_ISSUER: issuer.url, IDP_AUDIENCE: OUR_API });
   });
   after(async () => {
@@ -23,7 +26,8 @@ describe(`oidc-provider as the issuer (${databaseLabel})`, () => {
     await issuer.close();
   });
 
-  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) });
+  const me = (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) });
 
   test('an at+jwt access token for our resource is accepted, with the e-mail it carries', async () => {
     const token = await issuer.accessToken(OUR_API);

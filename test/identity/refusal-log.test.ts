@@ -7,7 +7,11 @@ import { after, before, describe, test } from 'node:test';
 import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
-import { startServiceProcess, type LogEntry, type ServiceProcess } from '../helpers/service-process.ts';
+import {
+  startServiceProcess,
+  type LogEntry,
+  type ServiceProcess,
+} from '../helpers/service-process.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 
 type Entry = LogEntry & { reason?: string };
@@ -19,7 +23,14 @@ describe(`the reason of every 401 is logged (${databaseLabel})`, () => {
   before(async () => {
     issuer = await startOidcIssuer();
     dataDir = freshDataDir('billing-refusal-log');
-    service = await startServiceProcess({ NODE_ENV: 'test', DATABASE_URL: 'memory://', DATA_DIR: dataDir, PAYMENTS_SIMULATOR_PORT: '0', IDP_ISSUER: issuer.url, IDP_AUDIENCE: issuer.audience });
+    service = await startServiceProcess({
+      NODE_ENV: 'test',
+      DATABASE_URL: 'memory://',
+      DATA_DIR: dataDir,
+      PAYMENTS_SIMULATOR_PORT: '0',
+      IDP_ISSUER: issuer.url,
+      IDP_AUDIENCE: issuer.audience,
+    });
   });
   after(async () => {
     await service.stop();
@@ -29,11 +40,15 @@ describe(`the reason of every 401 is logged (${databaseLabel})`, () => {
 
   /** Sends the request with that Authorization header, and returns the reason logged for it. */
   async function refusalReason(authorization: string | undefined): Promise<string | undefined> {
-    const response = await fetch(`${service.url}/api/v1/users/me`, { headers: authorization === undefined ? {} : { authorization } });
+    const response = await fetch(`${service.url}/api/v1/users/me`, {
+      headers: authorization === undefined ? {} : { authorization },
+    });
     assert.equal(response.status, 401);
     const requestId = response.headers.get('x-request-id');
     await new Promise((resolve) => setTimeout(resolve, 200)); // the line reaches stdout
-    return service.logged<Entry>().find((entry) => entry.reqId === requestId && entry.msg === 'authentication refused')?.reason;
+    return service
+      .logged<Entry>()
+      .find((entry) => entry.reqId === requestId && entry.msg === 'authentication refused')?.reason;
   }
 
   const tokens: string[] = [];
@@ -42,30 +57,71 @@ describe(`the reason of every 401 is logged (${databaseLabel})`, () => {
     return `Bearer ${tokens.at(-1)}`;
   };
 
-  const cases: [name: string, authorization: () => Promise<string | undefined>, reason: RegExp][] = [
-    ['no Authorization header', async () => undefined, /no Authorization header/],
-    ['a Basic scheme', async () => 'Basic YWxhZGRpbjpvcGVuc2VzYW1l', /not Bearer/],
-    ['expired', () => bearer(issuer.token('alice', { ttlSeconds: -120 })), /expired/],
-    ['wrong audience', () => bearer(issuer.token('alice', { audience: 'api://someone-else' })), /wrong audience.*api:\/\/someone-else/],
-    ['wrong issuer', () => bearer(signToken(issuer.key, { sub: 'alice', email: 'a@example.com', issuer: 'https://evil.example/', audience: issuer.audience })), /wrong issuer.*evil\.example/],
-    ['unknown key', async () => bearer(issuer.token('alice', { key: await generateSigningKey() })), /unknown signing key/],
-    ['bad signature', async () => bearer(issuer.token('alice').then((t) => t.slice(0, -4) + (t.endsWith('AAAA') ? 'BBBB' : 'AAAA'))), /bad signature/],
-    ['no e-mail, userinfo has none', async () => {
-      issuer.setUserinfoEmail('noemail', null);
-      return bearer(issuer.token('noemail', { email: null }));
-    }, /no "email" claim and userinfo answered without an e-mail/],
-    ['no e-mail, userinfo down', async () => {
-      issuer.setDown('userinfo', true);
-      return bearer(issuer.token('downinfo', { email: null }));
-    }, /no "email" claim and userinfo answered 503/],
-  ];
+  const cases: [name: string, authorization: () => Promise<string | undefined>, reason: RegExp][] =
+    [
+      ['no Authorization header', async () => undefined, /no Authorization header/],
+      ['a Basic scheme', async () => 'Basic YWxhZGRpbjpvcGVuc2VzYW1l', /not Bearer/],
+      ['expired', () => bearer(issuer.token('alice', { ttlSeconds: -120 })), /expired/],
+      [
+        'wrong audience',
+        () => bearer(issuer.token('alice', { audience: 'api://someone-else' })),
+        /wrong audience.*api:\/\/someone-else/,
+      ],
+      [
+        'wrong issuer',
+        () =>
+          bearer(
+            signToken(issuer.key, {
+              sub: 'alice',
+              email: 'a@example.com',
+              issuer: 'https://evil.example/',
+              audience: issuer.audience,
+            }),
+          ),
+        /wrong issuer.*evil\.example/,
+      ],
+      [
+        'unknown key',
+        async () => bearer(issuer.token('alice', { key: await generateSigningKey() })),
+        /unknown signing key/,
+      ],
+      [
+        'bad signature',
+        async () =>
+          bearer(
+            issuer
+              .token('alice')
+              .then((t) => t.slice(0, -4) + (t.endsWith('AAAA') ? 'BBBB' : 'AAAA')),
+          ),
+        /bad signature/,
+      ],
+      [
+        'no e-mail, userinfo has none',
+        async () => {
+          issuer.setUserinfoEmail('noemail', null);
+          return bearer(issuer.token('noemail', { email: null }));
+        },
+        /no "email" claim and userinfo answered without an e-mail/,
+      ],
+      [
+        'no e-mail, userinfo down',
+        async () => {
+          issuer.setDown('userinfo', true);
+          return bearer(issuer.token('downinfo', { email: null }));
+        },
+        /no "email" claim and userinfo answered 503/,
+      ],
+    ];
 
   for (const [name, authorization, reason] of cases) {
-    test(name, async () => assert.match((await refusalReason(await authorization())) ?? 'no reason logged', reason));
+    test(name, async () =>
+      assert.match((await refusalReason(await authorization())) ?? 'no reason logged', reason),
+    );
   }
 
   test('no token ever appears in the log', () => {
     const log = service.output.join('\n');
-    for (const token of tokens) assert.ok(!log.includes(token.split('.')[2]!), 'a token signature was logged');
+    for (const token of tokens)
+      assert.ok(!log.includes(token.split('.')[2]!), 'a token signature was logged');
   });
 });

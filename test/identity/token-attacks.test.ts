@@ -5,12 +5,22 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { base64url, exportSPKI, importJWK, SignJWT } from 'jose';
-import { devIssuerUrl, generateSigningKey, loadOrCreateSigningKey, signToken, type SigningKey, type TokenClaims } from '../../src/dev/identity-provider.ts';
+import {
+  devIssuerUrl,
+  generateSigningKey,
+  loadOrCreateSigningKey,
+  signToken,
+  type SigningKey,
+  type TokenClaims,
+} from '../../src/dev/identity-provider.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 
 const NOT_AUTHENTICATED = { body: { detail: 'Not authenticated' }, challenge: 'Bearer' };
-const INVALID_TOKEN = { body: { detail: 'Invalid token' }, challenge: 'Bearer error="invalid_token"' };
+const INVALID_TOKEN = {
+  body: { detail: 'Invalid token' },
+  challenge: 'Bearer error="invalid_token"',
+};
 
 const now = () => Math.floor(Date.now() / 1000);
 const encode = (part: object) => base64url.encode(JSON.stringify(part));
@@ -34,14 +44,31 @@ describe(`token attacks on GET /users/me (${databaseLabel})`, () => {
 
   /** A well-formed token from the development issuer, with some claims (or the key) changed. */
   const sign = (claims: Partial<TokenClaims> = {}, key = devKey) =>
-    signToken(key, { sub: 'mallory', email: 'mallory@example.com', issuer, audience: t.config.identity.audience, ...claims });
+    signToken(key, {
+      sub: 'mallory',
+      email: 'mallory@example.com',
+      issuer,
+      audience: t.config.identity.audience,
+      ...claims,
+    });
   /** The claims of a well-formed token, for tokens assembled by hand. */
-  const claims = () => ({ sub: 'mallory', email: 'mallory@example.com', iss: issuer, aud: t.config.identity.audience, iat: now(), exp: now() + 3600 });
+  const claims = () => ({
+    sub: 'mallory',
+    email: 'mallory@example.com',
+    iss: issuer,
+    aud: t.config.identity.audience,
+    iat: now(),
+    exp: now() + 3600,
+  });
   const signRaw = (payload: object, alg: string, key: CryptoKey | Uint8Array) =>
     new SignJWT({ ...payload }).setProtectedHeader({ alg, kid: devKey.kid, typ: 'JWT' }).sign(key);
 
   const me = (authorization?: string) =>
-    t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: authorization === undefined ? {} : { authorization } });
+    t.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: authorization === undefined ? {} : { authorization },
+    });
 
   function assertRejected(response: LightMyRequestResponse, expected: typeof INVALID_TOKEN): void {
     assert.equal(response.statusCode, 401, response.body);
@@ -60,7 +87,10 @@ describe(`token attacks on GET /users/me (${databaseLabel})`, () => {
   });
 
   test('another scheme (Basic) is "Not authenticated"', async () => {
-    assertRejected(await me(`Basic ${Buffer.from('mallory:secret').toString('base64')}`), NOT_AUTHENTICATED);
+    assertRejected(
+      await me(`Basic ${Buffer.from('mallory:secret').toString('base64')}`),
+      NOT_AUTHENTICATED,
+    );
   });
 
   const attacks: [name: string, token: () => Promise<string>][] = [
@@ -72,17 +102,28 @@ describe(`token attacks on GET /users/me (${databaseLabel})`, () => {
     ['wrong audience', () => sign({ audience: 'api://someone-else' })],
     ['without e-mail (and no userinfo to ask)', () => sign({ email: undefined })],
     ['without subject', () => signRaw({ ...claims(), sub: undefined }, 'ES256', devKey.privateKey)],
-    ['alg none (unsigned)', async () => `${encode({ alg: 'none', typ: 'JWT' })}.${encode(claims())}.`],
+    [
+      'alg none (unsigned)',
+      async () => `${encode({ alg: 'none', typ: 'JWT' })}.${encode(claims())}.`,
+    ],
     [
       'HS256 signed with the public key (algorithm confusion)',
       async () => {
-        const publicKey = (await importJWK(devKey.publicJwk, 'ES256', { extractable: true })) as CryptoKey;
+        const publicKey = (await importJWK(devKey.publicJwk, 'ES256', {
+          extractable: true,
+        })) as CryptoKey;
         return signRaw(claims(), 'HS256', new TextEncoder().encode(await exportSPKI(publicKey)));
       },
     ],
     ['unknown kid', async () => sign({}, await generateSigningKey())],
-    ['another key claiming the same kid', async () => sign({}, { ...(await generateSigningKey()), kid: devKey.kid })],
-    ['tampered payload (sub changed, signature kept)', async () => withPayload(await sign(), { ...claims(), sub: 'alice' })],
+    [
+      'another key claiming the same kid',
+      async () => sign({}, { ...(await generateSigningKey()), kid: devKey.kid }),
+    ],
+    [
+      'tampered payload (sub changed, signature kept)',
+      async () => withPayload(await sign(), { ...claims(), sub: 'alice' }),
+    ],
   ];
   for (const [name, token] of attacks) {
     test(`${name} is "Invalid token"`, async () => {
@@ -95,7 +136,9 @@ describe(`token attacks on GET /users/me (${databaseLabel})`, () => {
   });
 
   test('no rejected token created a user', async () => {
-    const rows = await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
+    const rows = await t.composition.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM users',
+    );
     assert.equal(rows[0]!.n, 0);
   });
 });

@@ -17,7 +17,11 @@ describe(`cluster mode, WEB_CONCURRENCY=2 (${onPostgres ? 'PostgreSQL' : 'embedd
   let service: ServiceProcess;
   before(async () => {
     t = await buildTestApp();
-    service = await startServiceProcess({ ...t.env, ...(onPostgres ? {} : { DATABASE_URL: '' }), WEB_CONCURRENCY: '2' });
+    service = await startServiceProcess({
+      ...t.env,
+      ...(onPostgres ? {} : { DATABASE_URL: '' }),
+      WEB_CONCURRENCY: '2',
+    });
   });
   after(async () => {
     await service?.stop();
@@ -25,16 +29,41 @@ describe(`cluster mode, WEB_CONCURRENCY=2 (${onPostgres ? 'PostgreSQL' : 'embedd
   });
 
   test('two workers answer requests as one service; SIGTERM ends them all with exit 0', async () => {
-    for (let i = 0; i < 100 && service.logged().filter((entry) => entry.msg?.startsWith('Server listening')).length < 2; i++) {
+    for (
+      let i = 0;
+      i < 100 &&
+      service.logged().filter((entry) => entry.msg?.startsWith('Server listening')).length < 2;
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const token = await t.token('clustered');
     const answers = [];
-    for (let i = 0; i < 20; i++) answers.push(await requestOnFreshConnection(`${service.url}/api/v1/users/me`, 'GET', { authorization: `Bearer ${token}` }));
-    assert.deepEqual([...new Set(answers.map((answer) => ('status' in answer ? answer.status : answer.error)))], [200]);
-    assert.equal(new Set(answers.map((answer) => ('body' in answer ? (JSON.parse(answer.body) as { id: string }).id : ''))).size, 1);
+    for (let i = 0; i < 20; i++)
+      answers.push(
+        await requestOnFreshConnection(`${service.url}/api/v1/users/me`, 'GET', {
+          authorization: `Bearer ${token}`,
+        }),
+      );
+    assert.deepEqual(
+      [...new Set(answers.map((answer) => ('status' in answer ? answer.status : answer.error)))],
+      [200],
+    );
+    assert.equal(
+      new Set(
+        answers.map((answer) =>
+          'body' in answer ? (JSON.parse(answer.body) as { id: string }).id : '',
+        ),
+      ).size,
+      1,
+    );
 
-    const workers = new Set(service.logged().filter((entry) => entry.msg === 'request completed' && entry.url === '/api/v1/users/me').map((entry) => entry.pid));
+    const workers = new Set(
+      service
+        .logged()
+        .filter((entry) => entry.msg === 'request completed' && entry.url === '/api/v1/users/me')
+        .map((entry) => entry.pid),
+    );
     assert.equal(workers.size, 2, `answered by ${[...workers].join(', ')}`);
     assert.ok(!workers.has(service.child.pid), 'the primary answers nothing itself');
 

@@ -17,7 +17,12 @@ import { cliToken, embeddedEnv, profile } from '../helpers/embedded-service.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 
 const asRoot = process.getuid?.() === 0;
-const serverUser = asRoot ? { uid: Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout), gid: Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout) } : null;
+const serverUser = asRoot
+  ? {
+      uid: Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout),
+      gid: Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout),
+    }
+  : null;
 
 /**
  * What the server answers a startup message with no password, sent as the server's own OS user
@@ -32,77 +37,110 @@ function authenticationAsked(dataDir: string): number {
     socket.on('connect', () => socket.write(Buffer.concat([head, params])));
     socket.on('data', (data) => { console.log(data[0] === 82 ? data.readInt32BE(5) : 'error ' + data.toString('latin1', 5)); socket.destroy(); });
     socket.on('error', (error) => { console.log('error ' + error.message); });`;
-  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', ...(serverUser ?? {}) });
+  const run = spawnSync(process.execPath, ['-e', script], {
+    encoding: 'utf8',
+    ...(serverUser ?? {}),
+  });
   return Number(run.stdout.trim());
 }
 
-describe('the embedded database: restarts after a kill, and who may connect', { skip: onPostgres && 'the embedded database: run once, in the first half' }, () => {
-  const dirs: string[] = [];
-  const fresh = () => {
-    const dir = freshDataDir('billing-embedded-trust');
-    dirs.push(dir);
-    return dir;
-  };
-  after(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
+describe(
+  'the embedded database: restarts after a kill, and who may connect',
+  { skip: onPostgres && 'the embedded database: run once, in the first half' },
+  () => {
+    const dirs: string[] = [];
+    const fresh = () => {
+      const dir = freshDataDir('billing-embedded-trust');
+      dirs.push(dir);
+      return dir;
+    };
+    after(async () => {
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    });
 
-  test('as pid 1 of its own pid namespace (a container), SIGKILL, then a restart serves the same data', { skip: !(asRoot && existsSync('/usr/bin/unshare')) && 'needs root and unshare' }, async () => {
-    const env = await embeddedEnv(fresh());
-    const prefix = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'];
-    const first = await startServiceProcess(env, { prefix });
-    const token = await cliToken(env, 'pid-one');
-    const before = await profile(first.url, token);
-    first.child.kill('SIGKILL'); // unshare dies, its child (pid 1 inside) gets SIGKILL, and so does every process of the namespace
-    await once(first.child, 'exit');
-    assert.equal((await readFile(join(env.DATA_DIR!, 'owner.pid'), 'utf8')).split('\n')[0], '1', 'the killed owner was pid 1');
+    test(
+      'as pid 1 of its own pid namespace (a container), SIGKILL, then a restart serves the same data',
+      { skip: !(asRoot && existsSync('/usr/bin/unshare')) && 'needs root and unshare' },
+      async () => {
+        const env = await embeddedEnv(fresh());
+        const prefix = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'];
+        const first = await startServiceProcess(env, { prefix });
+        const token = await cliToken(env, 'pid-one');
+        const before = await profile(first.url, token);
+        first.child.kill('SIGKILL'); // unshare dies, its child (pid 1 inside) gets SIGKILL, and so does every process of the namespace
+        await once(first.child, 'exit');
+        assert.equal(
+          (await readFile(join(env.DATA_DIR!, 'owner.pid'), 'utf8')).split('\n')[0],
+          '1',
+          'the killed owner was pid 1',
+        );
 
-    const second = await startServiceProcess(env, { prefix });
-    try {
-      assert.deepEqual(await profile(second.url, token), before);
-    } finally {
-      second.child.kill('SIGKILL'); // unshare ignores SIGTERM while it waits for its child
-      await once(second.child, 'exit');
-    }
-  });
+        const second = await startServiceProcess(env, { prefix });
+        try {
+          assert.deepEqual(await profile(second.url, token), before);
+        } finally {
+          second.child.kill('SIGKILL'); // unshare ignores SIGTERM while it waits for its child
+          await once(second.child, 'exit');
+        }
+      },
+    );
 
-  test('a postmaster.pid naming another process (one that ignores SIGINT and SIGQUIT) is not signalled: start-up goes on, it lives', async () => {
-    const env = await embeddedEnv(fresh());
-    await (await startServiceProcess(env)).stop();
-    const victim = spawn(process.execPath, ['-e', "process.on('SIGINT', () => {}); process.on('SIGQUIT', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
-    try {
-      const lockFile = join(env.DATA_DIR!, 'postgres', 'postmaster.pid');
-      await writeFile(lockFile, `${victim.pid}\n${join(env.DATA_DIR!, 'postgres')}\n`);
-      const service = await startServiceProcess(env);
+    test('a postmaster.pid naming another process (one that ignores SIGINT and SIGQUIT) is not signalled: start-up goes on, it lives', async () => {
+      const env = await embeddedEnv(fresh());
+      await (await startServiceProcess(env)).stop();
+      const victim = spawn(
+        process.execPath,
+        [
+          '-e',
+          "process.on('SIGINT', () => {}); process.on('SIGQUIT', () => {}); setInterval(() => {}, 1000)",
+        ],
+        { stdio: 'ignore' },
+      );
+      try {
+        const lockFile = join(env.DATA_DIR!, 'postgres', 'postmaster.pid');
+        await writeFile(lockFile, `${victim.pid}\n${join(env.DATA_DIR!, 'postgres')}\n`);
+        const service = await startServiceProcess(env);
+        await service.stop();
+        assert.equal(
+          victim.exitCode ?? victim.signalCode,
+          null,
+          'the process named in the file still runs',
+        );
+      } finally {
+        victim.kill('SIGKILL');
+      }
+    });
+
+    test("every connection is asked for a password, which the server's OS user cannot read; a trust cluster is switched", async () => {
+      const env = await embeddedEnv(fresh());
+      const dataDir = env.DATA_DIR!;
+      let service = await startServiceProcess(env);
+      assert.equal(authenticationAsked(dataDir), 10, 'SCRAM, not trust');
+      if (serverUser !== null) {
+        const read = spawnSync(
+          process.execPath,
+          [
+            '-e',
+            `require('node:fs').readFileSync(${JSON.stringify(join(dataDir, 'postgres-password'))})`,
+          ],
+          { ...serverUser, encoding: 'utf8' },
+        );
+        assert.match(read.stderr, /EACCES/, "the server's user cannot read the password");
+      }
       await service.stop();
-      assert.equal(victim.exitCode ?? victim.signalCode, null, 'the process named in the file still runs');
-    } finally {
-      victim.kill('SIGKILL');
-    }
-  });
 
-  test('every connection is asked for a password, which the server\'s OS user cannot read; a trust cluster is switched', async () => {
-    const env = await embeddedEnv(fresh());
-    const dataDir = env.DATA_DIR!;
-    let service = await startServiceProcess(env);
-    assert.equal(authenticationAsked(dataDir), 10, 'SCRAM, not trust');
-    if (serverUser !== null) {
-      const read = spawnSync(process.execPath, ['-e', `require('node:fs').readFileSync(${JSON.stringify(join(dataDir, 'postgres-password'))})`], { ...serverUser, encoding: 'utf8' });
-      assert.match(read.stderr, /EACCES/, 'the server\'s user cannot read the password');
-    }
-    await service.stop();
-
-    // A cluster an earlier version made: trust, no password file.
-    const hba = join(dataDir, 'postgres', 'pg_hba.conf');
-    await writeFile(hba, readFileSync(hba, 'utf8').replaceAll('scram-sha-256', 'trust'));
-    await rm(join(dataDir, 'postgres-password'));
-    service = await startServiceProcess(env);
-    try {
-      assert.equal(authenticationAsked(dataDir), 10, 'switched to SCRAM on start');
-      assert.doesNotMatch(await readFile(hba, 'utf8'), /^\s*(local|host)\s.*\strust\s*$/m);
-      assert.equal((await profile(service.url, await cliToken(env, 'trust-ada'))).tier, 'free');
-    } finally {
-      await service.stop();
-    }
-  });
-});
+      // A cluster an earlier version made: trust, no password file.
+      const hba = join(dataDir, 'postgres', 'pg_hba.conf');
+      await writeFile(hba, readFileSync(hba, 'utf8').replaceAll('scram-sha-256', 'trust'));
+      await rm(join(dataDir, 'postgres-password'));
+      service = await startServiceProcess(env);
+      try {
+        assert.equal(authenticationAsked(dataDir), 10, 'switched to SCRAM on start');
+        assert.doesNotMatch(await readFile(hba, 'utf8'), /^\s*(local|host)\s.*\strust\s*$/m);
+        assert.equal((await profile(service.url, await cliToken(env, 'trust-ada'))).tier, 'free');
+      } finally {
+        await service.stop();
+      }
+    });
+  },
+);

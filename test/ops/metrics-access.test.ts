@@ -17,10 +17,18 @@ import { freshDataDir } from '../helpers/data-dir.ts';
 
 const TOKEN = 'metrics-scraper-token-0123456789';
 
-async function metricsOf(context: TestContext, env: Record<string, string>, authorization?: string) {
+async function metricsOf(
+  context: TestContext,
+  env: Record<string, string>,
+  authorization?: string,
+) {
   const t = await buildTestApp(env);
   context.after(() => t.close());
-  return t.app.inject({ method: 'GET', url: '/metrics', headers: authorization === undefined ? {} : { authorization } });
+  return t.app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: authorization === undefined ? {} : { authorization },
+  });
 }
 
 describe(`who may read /metrics (${databaseLabel})`, () => {
@@ -40,9 +48,20 @@ describe(`who may read /metrics (${databaseLabel})`, () => {
   });
 
   test('production with the API on loopback (behind a reverse proxy on the same host): not served without a token or a port', async (context) => {
-    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u:p@127.0.0.1:9/db', IDP_ISSUER: 'https://idp.example.com/', IDP_AUDIENCE: 'api', PAYMENTS_API_KEY: 'sk_test_x', PAYMENTS_WEBHOOK_SECRET: 'whsec_x', BILLING_PRICES: 'pro=price_1' };
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://u:p@127.0.0.1:9/db',
+      IDP_ISSUER: 'https://idp.example.com/',
+      IDP_AUDIENCE: 'api',
+      PAYMENTS_API_KEY: 'sk_test_x',
+      PAYMENTS_WEBHOOK_SECRET: 'whsec_x',
+      BILLING_PRICES: 'pro=price_1',
+    };
     const config = loadConfig(production);
-    assert.deepEqual([config.metrics.apiPort, config.metrics.off], [false, 'NODE_ENV=production needs METRICS_TOKEN or METRICS_PORT']);
+    assert.deepEqual(
+      [config.metrics.apiPort, config.metrics.off],
+      [false, 'NODE_ENV=production needs METRICS_TOKEN or METRICS_PORT'],
+    );
     assert.equal(loadConfig({ ...production, METRICS_TOKEN: TOKEN }).metrics.apiPort, true);
     void context;
   });
@@ -51,15 +70,31 @@ describe(`who may read /metrics (${databaseLabel})`, () => {
     assert.equal((await metricsOf(context, {})).statusCode, 200);
     const t = await buildTestApp();
     context.after(() => t.close());
-    const rebound = await t.app.inject({ method: 'GET', url: '/metrics', headers: { host: 'attacker.example:8000' } });
+    const rebound = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { host: 'attacker.example:8000' },
+    });
     assert.equal(rebound.statusCode, 421);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/metrics', headers: { host: 'localhost:8000' } })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/metrics', headers: { host: 'localhost:8000' } }))
+        .statusCode,
+      200,
+    );
   });
 
-  test('METRICS_PORT: the API\'s deadlines, no body waited for, the token checked before any', async (context) => {
+  test("METRICS_PORT: the API's deadlines, no body waited for, the token checked before any", async (context) => {
     const dataDir = freshDataDir('billing-metrics');
     const port = await freePort();
-    const env = { NODE_ENV: 'test', DATABASE_URL: 'memory://', DATA_DIR: dataDir, PAYMENTS_SIMULATOR_PORT: '0', METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, HTTP_REQUEST_TIMEOUT_MS: '2000' };
+    const env = {
+      NODE_ENV: 'test',
+      DATABASE_URL: 'memory://',
+      DATA_DIR: dataDir,
+      PAYMENTS_SIMULATOR_PORT: '0',
+      METRICS_PORT: String(port),
+      METRICS_TOKEN: TOKEN,
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+    };
     const service = await startServiceProcess(env);
     context.after(async () => {
       await service.stop();
@@ -68,20 +103,41 @@ describe(`who may read /metrics (${databaseLabel})`, () => {
     const send = (text: string) => {
       const socket = connect(port, '127.0.0.1');
       let answer = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk)).on('error', () => {});
+      socket
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (answer += chunk))
+        .on('error', () => {});
       socket.write(text);
       return { socket, closed: once(socket, 'close').then(() => answer) };
     };
     const started = Date.now();
-    const stalled = Array.from({ length: 200 }, () => send(`GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nX-Slow: `));
+    const stalled = Array.from({ length: 200 }, () =>
+      send(
+        `GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nX-Slow: `,
+      ),
+    );
     context.after(() => stalled.forEach(({ socket }) => socket.destroy()));
     const answers = await Promise.all(stalled.map(({ closed }) => closed));
-    assert.ok(Date.now() - started < 2_000 + 3_000, `all 200 closed ${Date.now() - started} ms after they stalled`);
-    assert.ok(answers.every((answer) => answer.startsWith('HTTP/1.1 408 ')), answers.find((answer) => !answer.startsWith('HTTP/1.1 408 ')));
+    assert.ok(
+      Date.now() - started < 2_000 + 3_000,
+      `all 200 closed ${Date.now() - started} ms after they stalled`,
+    );
+    assert.ok(
+      answers.every((answer) => answer.startsWith('HTTP/1.1 408 ')),
+      answers.find((answer) => !answer.startsWith('HTTP/1.1 408 ')),
+    );
 
-    const withBody = send(`POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{`);
-    assert.match(await withBody.closed, /^HTTP\/1\.1 413 /, 'a body is refused at once, not waited for');
-    const noToken = send(`GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{`);
+    const withBody = send(
+      `POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{`,
+    );
+    assert.match(
+      await withBody.closed,
+      /^HTTP\/1\.1 413 /,
+      'a body is refused at once, not waited for',
+    );
+    const noToken = send(
+      `GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{`,
+    );
     assert.match(await noToken.closed, /^HTTP\/1\.1 (401|413) /);
     assert.ok(Date.now() - started < 8_000);
   });
@@ -89,7 +145,13 @@ describe(`who may read /metrics (${databaseLabel})`, () => {
   test('METRICS_PORT: served on its own loopback listener, not on the API port', async (context) => {
     const dataDir = freshDataDir('billing-metrics');
     const port = await freePort();
-    const service = await startServiceProcess({ NODE_ENV: 'test', DATABASE_URL: 'memory://', DATA_DIR: dataDir, PAYMENTS_SIMULATOR_PORT: '0', METRICS_PORT: String(port) });
+    const service = await startServiceProcess({
+      NODE_ENV: 'test',
+      DATABASE_URL: 'memory://',
+      DATA_DIR: dataDir,
+      PAYMENTS_SIMULATOR_PORT: '0',
+      METRICS_PORT: String(port),
+    });
     context.after(async () => {
       await service.stop();
       await rm(dataDir, { recursive: true, force: true });
@@ -97,6 +159,9 @@ describe(`who may read /metrics (${databaseLabel})`, () => {
     assert.equal((await fetch(`${service.url}/metrics`)).status, 404);
     const scraped = await fetch(`http://127.0.0.1:${port}/metrics`);
     assert.equal(scraped.status, 200);
-    assert.match(await scraped.text(), /^http_request_duration_seconds_count\{route="\/metrics"|^process_resident_memory_bytes \d+/m);
+    assert.match(
+      await scraped.text(),
+      /^http_request_duration_seconds_count\{route="\/metrics"|^process_resident_memory_bytes \d+/m,
+    );
   });
 });

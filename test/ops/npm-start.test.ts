@@ -37,11 +37,25 @@ describe(`npm start and signals (${onPostgres ? 'PostgreSQL' : 'embedded Postgre
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`${signal} to npm start: the service stops gracefully, exit 0, its ports freed`, async () => {
       const [port, simulatorPort] = [await freePort(), await freePort()];
-      const env = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', PORT: String(port), PAYMENTS_SIMULATOR_PORT: String(simulatorPort), DATA_DIR: dataDir, DATABASE_URL: onPostgres ? database.url : '' };
-      const npm = spawn('npm', ['start'], { env, stdio: ['ignore', 'pipe', 'inherit'], detached: true }); // a process group of its own, as a terminal's job
+      const env = {
+        ...process.env,
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        PAYMENTS_SIMULATOR_PORT: String(simulatorPort),
+        DATA_DIR: dataDir,
+        DATABASE_URL: onPostgres ? database.url : '',
+      };
+      const npm = spawn('npm', ['start'], {
+        env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+        detached: true,
+      }); // a process group of its own, as a terminal's job
       const lines: string[] = [];
       await new Promise<void>((resolve, reject) => {
-        npm.once('exit', (code) => reject(new Error(`npm start exited with ${code} before listening: ${lines.join('\n')}`)));
+        npm.once('exit', (code) =>
+          reject(new Error(`npm start exited with ${code} before listening: ${lines.join('\n')}`)),
+        );
         createInterface({ input: npm.stdout! }).on('line', (line) => {
           lines.push(line);
           if (line.includes('Server listening at')) resolve();
@@ -53,11 +67,18 @@ describe(`npm start and signals (${onPostgres ? 'PostgreSQL' : 'embedded Postgre
       else process.kill(-npm.pid!, signal);
       const [code] = await once(npm, 'exit');
       assert.equal(code, 0, lines.slice(-5).join('\n'));
-      assert.ok(lines.some((line) => line.includes('shutting down')), 'the service itself got the signal');
+      assert.ok(
+        lines.some((line) => line.includes('shutting down')),
+        'the service itself got the signal',
+      );
       // Give a stray service the time a graceful close takes, then look: nothing may still listen.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       assert.equal(await listening(port), false, `port ${port} still listening`);
-      assert.equal(await listening(simulatorPort), false, `simulator port ${simulatorPort} still listening`);
+      assert.equal(
+        await listening(simulatorPort),
+        false,
+        `simulator port ${simulatorPort} still listening`,
+      );
       assert.equal(existsSync(join(dataDir, 'owner.pid')), false, 'DATA_DIR given up');
     });
   }

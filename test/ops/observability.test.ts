@@ -8,14 +8,19 @@ import { databaseLabel } from '../helpers/database.ts';
 import { deliver, eventOf } from '../helpers/stripe-fixtures.ts';
 
 function sample(metrics: string, name: string, labels: string): number {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((label) => l.includes(label)));
+  const line = metrics
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && labels.split(',').every((label) => l.includes(label)));
   return line === undefined ? 0 : Number(line.split(' ').pop());
 }
 
 describe(`observability (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({ CORS_ALLOWED_ORIGINS: 'https://app.example.test', BILLING_CHECKOUT_RATE_LIMIT: '3' });
+    t = await buildTestApp({
+      CORS_ALLOWED_ORIGINS: 'https://app.example.test',
+      BILLING_CHECKOUT_RATE_LIMIT: '3',
+    });
   });
   after(() => t.close());
 
@@ -27,12 +32,34 @@ describe(`observability (${databaseLabel})`, () => {
     const event = eventOf('customer.created', { id: 'cus_m', object: 'customer' });
     await deliver(t.app, event);
     await deliver(t.app, event);
-    await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(token), payload: {} });
-    await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(token), payload: {} });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/billing/checkout',
+      headers: bearer(token),
+      payload: {},
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/billing/checkout',
+      headers: bearer(token),
+      payload: {},
+    });
     const text = await metrics();
-    assert.ok(sample(text, 'http_request_duration_seconds_count', 'route="/api/v1/users/me",method="GET",status="200"') >= 1);
-    assert.equal(sample(text, 'webhook_events_total', 'type="customer.created",outcome="ignored"'), 1);
-    assert.equal(sample(text, 'webhook_events_total', 'type="customer.created",outcome="duplicate"'), 1);
+    assert.ok(
+      sample(
+        text,
+        'http_request_duration_seconds_count',
+        'route="/api/v1/users/me",method="GET",status="200"',
+      ) >= 1,
+    );
+    assert.equal(
+      sample(text, 'webhook_events_total', 'type="customer.created",outcome="ignored"'),
+      1,
+    );
+    assert.equal(
+      sample(text, 'webhook_events_total', 'type="customer.created",outcome="duplicate"'),
+      1,
+    );
     assert.equal(sample(text, 'checkout_sessions_total', 'result="created"'), 1);
     assert.equal(sample(text, 'checkout_sessions_total', 'result="reused"'), 1);
     assert.match(text, /^db_pool_connections\{state="total"\} \d+/m);
@@ -40,15 +67,25 @@ describe(`observability (${databaseLabel})`, () => {
   });
 
   test('a sane x-request-id is echoed, anything else is replaced by a generated one', async () => {
-    const echoed = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-123' } });
+    const echoed = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'trace-123' },
+    });
     assert.equal(echoed.headers['x-request-id'], 'trace-123');
-    const replaced = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith <junk>' } });
+    const replaced = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'bad id\twith <junk>' },
+    });
     assert.match(String(replaced.headers['x-request-id']), /^[0-9a-f-]{36}$/);
   });
 
   test('/readyz is 503 while a migration is missing, 200 once it is back', async () => {
     const db = t.composition.db;
-    const [row] = await db.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1');
+    const [row] = await db.query<{ version: string }>(
+      'SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1',
+    );
     await db.query('DELETE FROM schema_migrations WHERE version = $1', [row!.version]);
     try {
       const response = await t.app.inject({ method: 'GET', url: '/readyz' });
@@ -60,9 +97,17 @@ describe(`observability (${databaseLabel})`, () => {
   });
 
   test('CORS answers only the configured origins', async () => {
-    const allowed = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/users/me', headers: { origin: 'https://app.example.test', 'access-control-request-method': 'GET' } });
+    const allowed = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/users/me',
+      headers: { origin: 'https://app.example.test', 'access-control-request-method': 'GET' },
+    });
     assert.equal(allowed.headers['access-control-allow-origin'], 'https://app.example.test');
-    const other = await t.app.inject({ method: 'GET', url: '/healthz', headers: { origin: 'https://evil.example' } });
+    const other = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(other.headers['access-control-allow-origin'], undefined);
   });
 
@@ -71,14 +116,24 @@ describe(`observability (${databaseLabel})`, () => {
     const statuses: number[] = [];
     let limited;
     for (let i = 0; i < 4; i++) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(token), payload: {} });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/billing/checkout',
+        headers: bearer(token),
+        payload: {},
+      });
       statuses.push(response.statusCode);
       if (response.statusCode === 429) limited = response;
     }
     assert.deepEqual(statuses, [200, 200, 200, 429]);
     assert.ok(Number(limited!.headers['retry-after']) > 0);
     assert.equal(typeof limited!.json().detail, 'string');
-    const someoneElse = await t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: bearer(await t.token('patient-user')), payload: {} });
+    const someoneElse = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/billing/checkout',
+      headers: bearer(await t.token('patient-user')),
+      payload: {},
+    });
     assert.equal(someoneElse.statusCode, 200);
   });
 });
@@ -91,7 +146,11 @@ describe('CORS by default', () => {
   after(() => t.close());
 
   test('is off: no Access-Control-Allow-Origin for any origin', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/healthz', headers: { origin: 'http://127.0.0.1:8000' } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { origin: 'http://127.0.0.1:8000' },
+    });
     assert.equal(response.headers['access-control-allow-origin'], undefined);
   });
 });

@@ -19,7 +19,9 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
   before(async () => {
     t = await buildTestApp();
     // On PGlite the process gets the embedded PostgreSQL under the same DATA_DIR.
-    service = await startServiceProcess(onPostgres ? t.env : { ...t.env, DATABASE_URL: '' }, { logLevel: 'debug' });
+    service = await startServiceProcess(onPostgres ? t.env : { ...t.env, DATABASE_URL: '' }, {
+      logLevel: 'debug',
+    });
   });
   after(async () => {
     await service.stop();
@@ -37,11 +39,19 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
         const payload = JSON.stringify(event);
         const result =
           kind === 'me'
-            ? await requestOnFreshConnection(`${service.url}/api/v1/users/me`, 'GET', { authorization: `Bearer ${token}` })
-            : await requestOnFreshConnection(`${service.url}/api/v1/webhooks/payments`, 'POST', signedHeaders(payload, 'whsec_local_simulator'), payload);
+            ? await requestOnFreshConnection(`${service.url}/api/v1/users/me`, 'GET', {
+                authorization: `Bearer ${token}`,
+              })
+            : await requestOnFreshConnection(
+                `${service.url}/api/v1/webhooks/payments`,
+                'POST',
+                signedHeaders(payload, 'whsec_local_simulator'),
+                payload,
+              );
         if ('error' in result && result.error === 'ECONNREFUSED') refused = true;
         else results.push(result);
-        if ('status' in result && result.status === 200 && kind === 'webhook') acknowledged.push(event.id);
+        if ('status' in result && result.status === 200 && kind === 'webhook')
+          acknowledged.push(event.id);
       }
     };
     const load = Promise.all([worker('me'), worker('me'), worker('webhook'), worker('webhook')]);
@@ -54,27 +64,48 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
     assert.equal(code, 0);
     assert.ok(Date.now() - stoppedAt < 12_000);
     const logged = service.logged();
-    const ids = (msg: string) => new Set(logged.filter((entry) => entry.msg === msg && entry.reqId).map((entry) => entry.reqId));
+    const ids = (msg: string) =>
+      new Set(
+        logged.filter((entry) => entry.msg === msg && entry.reqId).map((entry) => entry.reqId),
+      );
     const incoming = ids('incoming request');
     const completed = ids('request completed');
     assert.ok(incoming.size >= completed.size, 'arrivals are logged at debug');
-    assert.deepEqual([...incoming].filter((id) => !completed.has(id)), [], 'every accepted request completed');
+    assert.deepEqual(
+      [...incoming].filter((id) => !completed.has(id)),
+      [],
+      'every accepted request completed',
+    );
     const answered = results.filter((r) => 'status' in r);
     // While closing, Fastify answers 503 before routing (unlogged); the rest are logged.
-    assert.ok(answered.every((r) => r.status === 200 || r.status === 503), JSON.stringify(answered.filter((r) => r.status !== 200)));
-    assert.equal(answered.filter((r) => r.status === 200).length, completed.size, 'every completed request reached its client');
+    assert.ok(
+      answered.every((r) => r.status === 200 || r.status === 503),
+      JSON.stringify(answered.filter((r) => r.status !== 200)),
+    );
+    assert.equal(
+      answered.filter((r) => r.status === 200).length,
+      completed.size,
+      'every completed request reached its client',
+    );
     assert.ok(acknowledged.length > 0);
 
     // The stopped service gave its embedded database up: this process can own it now.
-    const embedded = onPostgres ? null : await serveDatabase({ kind: 'embedded', dataDir: t.env.DATA_DIR!, poolSize: 1 });
+    const embedded = onPostgres
+      ? null
+      : await serveDatabase({ kind: 'embedded', dataDir: t.env.DATA_DIR!, poolSize: 1 });
     const db = embedded ? await openDatabase(embedded.reach) : t.composition.db;
     try {
-      const rows = await db.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY($1)', [acknowledged]);
+      const rows = await db.query<{ id: string }>(
+        'SELECT id FROM webhook_events WHERE id = ANY($1)',
+        [acknowledged],
+      );
       assert.equal(rows.length, acknowledged.length);
     } finally {
       if (embedded) await db.close().then(embedded.stop);
     }
     const reset = results.length - answered.length;
-    console.log(`# ${databaseLabel}: ${answered.length} requests answered, ${reset} reset before the service saw them, ${acknowledged.length} events acknowledged and recorded, exit ${Date.now() - stoppedAt} ms after SIGTERM`);
+    console.log(
+      `# ${databaseLabel}: ${answered.length} requests answered, ${reset} reset before the service saw them, ${acknowledged.length} events acknowledged and recorded, exit ${Date.now() - stoppedAt} ms after SIGTERM`,
+    );
   });
 });

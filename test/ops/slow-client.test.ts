@@ -20,17 +20,27 @@ const SHUTDOWN_BOUND_MS = Math.max(10_000, REQUEST_TIMEOUT_MS + 5_000);
 // Node checks deadlines every second, the shutdown path every half second; a loaded machine adds some.
 const LATE_BY_AT_MOST_MS = 1_500;
 
-const DATABASES: [label: string, url: () => Promise<{ url: string; drop(): Promise<void> }>][] = onPostgres
-  ? [['PostgreSQL', createTestDatabase]]
-  : [
-      ['PGlite', async () => ({ url: 'memory://', drop: async () => {} })],
-      ['embedded PostgreSQL', async () => ({ url: '', drop: async () => {} })],
-    ];
+const DATABASES: [label: string, url: () => Promise<{ url: string; drop(): Promise<void> }>][] =
+  onPostgres
+    ? [['PostgreSQL', createTestDatabase]]
+    : [
+        ['PGlite', async () => ({ url: 'memory://', drop: async () => {} })],
+        ['embedded PostgreSQL', async () => ({ url: '', drop: async () => {} })],
+      ];
 
-async function start(context: TestContext, databaseUrl: () => Promise<{ url: string; drop(): Promise<void> }>): Promise<ServiceProcess> {
+async function start(
+  context: TestContext,
+  databaseUrl: () => Promise<{ url: string; drop(): Promise<void> }>,
+): Promise<ServiceProcess> {
   const dataDir = freshDataDir('billing-slow-client');
   const database = await databaseUrl();
-  const env = { NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: dataDir, PAYMENTS_SIMULATOR_PORT: '0', HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) };
+  const env = {
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    PAYMENTS_SIMULATOR_PORT: '0',
+    HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+  };
   const service = await startServiceProcess(env);
   context.after(async () => {
     await service.stop();
@@ -49,7 +59,8 @@ interface Stalled {
   closed: Promise<number>;
 }
 
-const WEBHOOK_HEAD = (host: string) => `POST /api/v1/webhooks/payments HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nStripe-Signature: t=1,v1=00\r\n\r\n`;
+const WEBHOOK_HEAD = (host: string) =>
+  `POST /api/v1/webhooks/payments HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nStripe-Signature: t=1,v1=00\r\n\r\n`;
 
 /** Opens a connection and sends `parts` in order (a part that is a number waits that many ms), then nothing. */
 async function stall(url: string, parts: (string | number)[]): Promise<Stalled> {
@@ -73,7 +84,12 @@ async function stall(url: string, parts: (string | number)[]): Promise<Stalled> 
 const midHeaders = (url: string) => stall(url, [WEBHOOK_HEAD(new URL(url).host).slice(0, 40)]);
 const midBody = (url: string) => stall(url, [`${WEBHOOK_HEAD(new URL(url).host)}{"id":`]);
 // A first request answered, then the second stalls on the same (kept-alive) connection.
-const secondOnKeepAlive = (url: string) => stall(url, [`GET /healthz HTTP/1.1\r\nHost: ${new URL(url).host}\r\n\r\n`, 300, `${WEBHOOK_HEAD(new URL(url).host)}{"id":`]);
+const secondOnKeepAlive = (url: string) =>
+  stall(url, [
+    `GET /healthz HTTP/1.1\r\nHost: ${new URL(url).host}\r\n\r\n`,
+    300,
+    `${WEBHOOK_HEAD(new URL(url).host)}{"id":`,
+  ]);
 
 function assertTimedOut(stalled: Stalled, name: string): void {
   const responses = stalled.received().split('HTTP/1.1 ').slice(1);
@@ -86,10 +102,16 @@ describe('a client that stops sending mid-body', () => {
   test(`gets 408 {"detail": ...} and its connection closed after the request timeout (${DATABASES[0]![0]})`, async (context) => {
     const service = await start(context, DATABASES[0]![1]);
     const stalled = await midBody(service.url);
-    const waited = await Promise.race([stalled.closed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS + 4_000, 'still open'))]);
+    const waited = await Promise.race([
+      stalled.closed.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS + 4_000, 'still open')),
+    ]);
     stalled.socket.destroy();
     assert.equal(waited, 'closed');
-    assert.ok((await stalled.closed) - stalled.sentAt >= REQUEST_TIMEOUT_MS - 100, 'not before the timeout');
+    assert.ok(
+      (await stalled.closed) - stalled.sentAt >= REQUEST_TIMEOUT_MS - 100,
+      'not before the timeout',
+    );
     assertTimedOut(stalled, 'mid-body');
   });
 });
@@ -98,7 +120,11 @@ for (const [label, databaseUrl] of DATABASES) {
   describe(`SIGTERM with stalled clients (${label})`, () => {
     test('each stalled request gets its 408 by its deadline, and the process exits 0 within the bound', async (context) => {
       const service = await start(context, databaseUrl);
-      const stalls = { 'mid-headers': await midHeaders(service.url), 'mid-body': await midBody(service.url), 'second on a keep-alive connection': await secondOnKeepAlive(service.url) };
+      const stalls = {
+        'mid-headers': await midHeaders(service.url),
+        'mid-body': await midBody(service.url),
+        'second on a keep-alive connection': await secondOnKeepAlive(service.url),
+      };
       context.after(() => Object.values(stalls).forEach((stalled) => stalled.socket.destroy()));
       const exited = once(service.child, 'exit');
       const signalledAt = Date.now();
@@ -107,11 +133,17 @@ for (const [label, databaseUrl] of DATABASES) {
       for (const [name, stalled] of Object.entries(stalls)) {
         const closedAt = await stalled.closed;
         assertTimedOut(stalled, name);
-        assert.ok(closedAt - stalled.sentAt <= REQUEST_TIMEOUT_MS + LATE_BY_AT_MOST_MS, `${name}: closed ${closedAt - stalled.sentAt} ms after it began, the deadline is ${REQUEST_TIMEOUT_MS} ms`);
+        assert.ok(
+          closedAt - stalled.sentAt <= REQUEST_TIMEOUT_MS + LATE_BY_AT_MOST_MS,
+          `${name}: closed ${closedAt - stalled.sentAt} ms after it began, the deadline is ${REQUEST_TIMEOUT_MS} ms`,
+        );
       }
       const [code] = await exited;
       assert.equal(code, 0, service.output.slice(-3).join('\n'));
-      assert.ok(Date.now() - signalledAt <= SHUTDOWN_BOUND_MS, `exited ${Date.now() - signalledAt} ms after SIGTERM`);
+      assert.ok(
+        Date.now() - signalledAt <= SHUTDOWN_BOUND_MS,
+        `exited ${Date.now() - signalledAt} ms after SIGTERM`,
+      );
     });
   });
 }

@@ -10,7 +10,12 @@ describe('start-up failure', () => {
   test('an unreachable DATABASE_URL: the cause, host and port on stderr, no password, exit 1', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { PATH: process.env.PATH, PORT: '0', PAYMENTS_SIMULATOR_PORT: '0', DATABASE_URL: `postgres://billing:hunter2-secret@127.0.0.1:${port}/billing` },
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        PAYMENTS_SIMULATOR_PORT: '0',
+        DATABASE_URL: `postgres://billing:hunter2-secret@127.0.0.1:${port}/billing`,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -36,13 +36,21 @@ describe(`hostile claims and oversized credentials (${databaseLabel})`, () => {
     }
     return { status: response.status, body, challenge: response.headers.get('www-authenticate') };
   }
-  const userCount = async () => (await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]!.n;
+  const userCount = async () =>
+    (await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]!.n;
 
   /** Accepted with both claims exactly as signed, in the answer and in the database, or a clean 401 storing nothing. */
-  async function assertVerbatimOrRefused(sub: string, email: string, label = JSON.stringify({ sub: sub.slice(0, 40), email: email.slice(0, 40) })): Promise<Answer> {
+  async function assertVerbatimOrRefused(
+    sub: string,
+    email: string,
+    label = JSON.stringify({ sub: sub.slice(0, 40), email: email.slice(0, 40) }),
+  ): Promise<Answer> {
     const before = await userCount();
     const answer = await me(`Bearer ${await t.token(sub, email)}`);
-    assert.ok([200, 401].includes(answer.status), `${label}: answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+    assert.ok(
+      [200, 401].includes(answer.status),
+      `${label}: answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`,
+    );
     if (answer.status === 401) {
       assert.deepEqual(answer.body, { detail: 'Invalid token' }, label);
       assert.equal(answer.challenge, 'Bearer error="invalid_token"', label);
@@ -51,7 +59,10 @@ describe(`hostile claims and oversized credentials (${databaseLabel})`, () => {
     }
     assert.equal(answer.body.idp_id, sub, `${label}: sub returned verbatim`);
     assert.equal(answer.body.email, email, `${label}: email returned verbatim`);
-    const [row] = await t.composition.db.query<{ idp_id: string; email: string }>('SELECT idp_id, email FROM users WHERE id = $1', [answer.body.id as string]);
+    const [row] = await t.composition.db.query<{ idp_id: string; email: string }>(
+      'SELECT idp_id, email FROM users WHERE id = $1',
+      [answer.body.id as string],
+    );
     assert.deepEqual(row, { idp_id: sub, email }, `${label}: stored verbatim`);
     return answer;
   }
@@ -86,32 +97,46 @@ describe(`hostile claims and oversized credentials (${databaseLabel})`, () => {
   test('subjects with lone surrogates are stored verbatim or refused, never merged into one user', async () => {
     const first = await assertVerbatimOrRefused('lone\ud800', 'lone-1@example.com');
     const second = await assertVerbatimOrRefused('lone\udc00', 'lone-2@example.com');
-    if (first.status === 200 && second.status === 200) assert.notEqual(first.body.id, second.body.id, 'two subjects, one user');
+    if (first.status === 200 && second.status === 200)
+      assert.notEqual(first.body.id, second.body.id, 'two subjects, one user');
   });
 
   test('any text as sub and email: verbatim or a clean 401, and distinct subjects never share a user', async () => {
     const owners = new Map<string, string>();
     await fc.assert(
-      fc.asyncProperty(anyText.filter((s) => s !== ''), anyText, async (sub, email) => {
-        const answer = await assertVerbatimOrRefused(sub, email);
-        if (answer.status !== 200) return;
-        const id = answer.body.id as string;
-        const owner = owners.get(id);
-        assert.ok(owner === undefined || owner === sub, `user ${id} answers for ${JSON.stringify(owner)} and ${JSON.stringify(sub)}`);
-        owners.set(id, sub);
-      }),
+      fc.asyncProperty(
+        anyText.filter((s) => s !== ''),
+        anyText,
+        async (sub, email) => {
+          const answer = await assertVerbatimOrRefused(sub, email);
+          if (answer.status !== 200) return;
+          const id = answer.body.id as string;
+          const owner = owners.get(id);
+          assert.ok(
+            owner === undefined || owner === sub,
+            `user ${id} answers for ${JSON.stringify(owner)} and ${JSON.stringify(sub)}`,
+          );
+          owners.set(id, sub);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   test('a token too big for the server (over its header limit) is refused in the contract shape, and the service keeps serving', async () => {
     const before = await userCount();
-    const oversized = await me(`Bearer ${await t.token('oversized', 'oversized@example.com', { extra: { padding: 'x'.repeat(32 * 1024) } })}`);
+    const oversized = await me(
+      `Bearer ${await t.token('oversized', 'oversized@example.com', { extra: { padding: 'x'.repeat(32 * 1024) } })}`,
+    );
     assert.equal(oversized.status, 431, JSON.stringify(oversized.body));
     assert.equal(await userCount(), before);
     const genuine = await me(`Bearer ${await t.token('after-oversized')}`);
     assert.equal(genuine.status, 200, 'the service still serves');
-    assert.deepEqual(Object.keys(oversized.body), ['detail'], `the refusal uses {"detail": ...}: got ${JSON.stringify(oversized.body)}`);
+    assert.deepEqual(
+      Object.keys(oversized.body),
+      ['detail'],
+      `the refusal uses {"detail": ...}: got ${JSON.stringify(oversized.body)}`,
+    );
   });
 
   test('a forged token of ~12 KB (under the header limit) is a quick 401', async () => {

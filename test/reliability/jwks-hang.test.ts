@@ -20,7 +20,11 @@ describe(`identity provider JWKS that hangs (${databaseLabel})`, () => {
   test('cached keys keep working at once, an unknown key is a 401 within the fetch bound, the next one at once', async (context) => {
     const issuer = await startOidcIssuer();
     const front = await startFaultyFront(issuer.url);
-    const t = await buildTestApp({ IDP_ISSUER: issuer.url, IDP_AUDIENCE: issuer.audience, IDP_JWKS_URL: `${front.url}/.well-known/jwks.json` });
+    const t = await buildTestApp({
+      IDP_ISSUER: issuer.url,
+      IDP_AUDIENCE: issuer.audience,
+      IDP_JWKS_URL: `${front.url}/.well-known/jwks.json`,
+    });
     context.after(async () => {
       await t.close();
       await front.close();
@@ -28,12 +32,21 @@ describe(`identity provider JWKS that hangs (${databaseLabel})`, () => {
     });
     const me = async (token: string) => {
       const started = performance.now();
-      const response = await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/users/me',
+        headers: bearer(token),
+      });
       return { response, ms: performance.now() - started };
     };
-    const unknownKey = async (sub: string) => issuer.token(sub, { key: await generateSigningKey() });
+    const unknownKey = async (sub: string) =>
+      issuer.token(sub, { key: await generateSigningKey() });
 
-    assert.equal((await me(await issuer.token('alice'))).response.statusCode, 200, 'keys fetched while the endpoint answers');
+    assert.equal(
+      (await me(await issuer.token('alice'))).response.statusCode,
+      200,
+      'keys fetched while the endpoint answers',
+    );
     front.inject('GET', /\/jwks\.json$/, { kind: 'hang' });
     context.mock.timers.enable({ apis: ['Date'], now: Date.now() });
     context.mock.timers.tick(COOLDOWN_PASSED_MS);
@@ -41,7 +54,9 @@ describe(`identity provider JWKS that hangs (${databaseLabel})`, () => {
     const refetching = me(await unknownKey('mallory'));
     await new Promise((resolve) => setTimeout(resolve, 100)); // the refetch is now hanging
     assert.equal(front.held, 1, 'the unknown key made the service ask the hanging endpoint');
-    const cached = await Promise.all(Array.from({ length: 5 }, async (_, i) => me(await issuer.token(`cached-${i}`))));
+    const cached = await Promise.all(
+      Array.from({ length: 5 }, async (_, i) => me(await issuer.token(`cached-${i}`))),
+    );
     for (const { response, ms } of cached) {
       assert.equal(response.statusCode, 200, response.body);
       assert.ok(ms < 1_000, `a cached key waited ${ms.toFixed(0)} ms on the hanging endpoint`);
@@ -55,6 +70,8 @@ describe(`identity provider JWKS that hangs (${databaseLabel})`, () => {
     const next = await me(await unknownKey('mallory-again'));
     assert.equal(next.response.statusCode, 401);
     assert.ok(next.ms < 1_000, `the next unknown key waited ${next.ms.toFixed(0)} ms`);
-    console.log(`# ${databaseLabel}: hanging JWKS: cached keys answered in ≤ ${Math.max(...cached.map((c) => c.ms)).toFixed(0)} ms; unknown key 401 in ${refusedMs.toFixed(0)} ms, the next in ${next.ms.toFixed(0)} ms`);
+    console.log(
+      `# ${databaseLabel}: hanging JWKS: cached keys answered in ≤ ${Math.max(...cached.map((c) => c.ms)).toFixed(0)} ms; unknown key 401 in ${refusedMs.toFixed(0)} ms, the next in ${next.ms.toFixed(0)} ms`,
+    );
   });
 });

@@ -8,13 +8,23 @@ import type { TestApp } from '../helpers/app.ts';
 import { payWhileUnreachable, tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { deliver } from '../helpers/stripe-fixtures.ts';
-import { buildAppWithFaultyProvider, type AppWithFaultyProvider, type FaultyProvider } from '../helpers/faulty-provider.ts';
+import {
+  buildAppWithFaultyProvider,
+  type AppWithFaultyProvider,
+  type FaultyProvider,
+} from '../helpers/faulty-provider.ts';
 
 const THROTTLED = {
   kind: 'reply',
   status: 429,
   headers: { 'retry-after': '7' },
-  body: { error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' } },
+  body: {
+    error: {
+      type: 'invalid_request_error',
+      code: 'rate_limit',
+      message: 'Too many requests hit the API too quickly.',
+    },
+  },
 } as const;
 
 describe(`a throttling payment provider (${databaseLabel})`, () => {
@@ -27,7 +37,13 @@ describe(`a throttling payment provider (${databaseLabel})`, () => {
   });
   after(() => stack.close());
 
-  const recorded = async (ids: string[]) => (await t.composition.db.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY($1)', [ids])).map((r) => r.id);
+  const recorded = async (ids: string[]) =>
+    (
+      await t.composition.db.query<{ id: string }>(
+        'SELECT id FROM webhook_events WHERE id = ANY($1)',
+        [ids],
+      )
+    ).map((r) => r.id);
 
   test('a delivery that needs a throttled read answers 503 with Retry-After, records nothing, and succeeds when sent again', async () => {
     await payWhileUnreachable(t, 'throttled');
@@ -39,7 +55,10 @@ describe(`a throttling payment provider (${databaseLabel})`, () => {
       assert.equal(answer.headers['retry-after'], '7');
       assert.deepEqual(await recorded([invoicePaid.id]), []);
     }
-    const [failures] = await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_failures WHERE event_id = $1', [invoicePaid.id]);
+    const [failures] = await t.composition.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_failures WHERE event_id = $1',
+      [invoicePaid.id],
+    );
     assert.equal(failures!.n, 2);
     assert.deepEqual((await deliver(t.app, invoicePaid)).json(), { status: 'processed' });
     assert.equal(await tierOf(t, 'throttled'), 'pro');
@@ -52,10 +71,15 @@ describe(`a throttling payment provider (${databaseLabel})`, () => {
     provider.front.inject('GET', /^\/v1\/subscriptions\/sub_/, THROTTLED, 3);
     const waits: number[] = [];
     const { payments, webhooks } = t.composition.services;
-    const summary = await replayUndeliveredEvents(payments, webhooks, { sleep: async (ms) => void waits.push(ms) });
+    const summary = await replayUndeliveredEvents(payments, webhooks, {
+      sleep: async (ms) => void waits.push(ms),
+    });
     assert.deepEqual(waits, [7000, 7000, 7000, 7000]);
     assert.equal(summary.total, events.length);
-    assert.deepEqual((await recorded(events.map((e) => e.id))).sort(), events.map((e) => e.id).sort());
+    assert.deepEqual(
+      (await recorded(events.map((e) => e.id))).sort(),
+      events.map((e) => e.id).sort(),
+    );
     assert.equal(await tierOf(t, 'throttled-replay'), 'pro');
   });
 });

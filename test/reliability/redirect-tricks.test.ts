@@ -74,7 +74,8 @@ const NON_ASCII_SPELLINGS = [
 ];
 
 /** Visible in a failure message: every character outside printable ASCII as \uXXXX. */
-const shown = (url: string) => url.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const shown = (url: string) =>
+  url.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 describe(`redirect tricks in success_url and cancel_url (${databaseLabel})`, () => {
   let t: TestApp;
@@ -86,7 +87,15 @@ describe(`redirect tricks in success_url and cancel_url (${databaseLabel})`, () 
 
   // A new subject per request: the per-user checkout limit must not stand in for the check under test.
   const checkout = async (body: unknown) =>
-    t.app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: { ...bearer(await t.token(`redirect-${databaseLabel}-${++subjects}`)), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/billing/checkout',
+      headers: {
+        ...bearer(await t.token(`redirect-${databaseLabel}-${++subjects}`)),
+        'content-type': 'application/json',
+      },
+      payload: JSON.stringify(body),
+    });
 
   for (const field of ['success_url', 'cancel_url']) {
     test(`${field}: ${REFUSED.length} encoded, look-alike, disguised, foreign-scheme and over-long URLs are all refused with 422`, async () => {
@@ -118,7 +127,11 @@ describe(`redirect tricks in success_url and cancel_url (${databaseLabel})`, () 
     for (const url of [`${ORIGIN}/x\ud800`, `${ORIGIN}/#\udc00`, `${ORIGIN}/?q=\ud83d`]) {
       for (const field of ['success_url', 'cancel_url']) {
         const response = await checkout({ [field]: url });
-        assert.equal(response.statusCode, 422, `${field} ${shown(url)}: ${response.statusCode} ${response.body}`);
+        assert.equal(
+          response.statusCode,
+          422,
+          `${field} ${shown(url)}: ${response.statusCode} ${response.body}`,
+        );
         assert.deepEqual(response.json().detail[0].loc, ['body', field]);
       }
     }
@@ -132,16 +145,29 @@ describe(`redirect tricks in success_url and cancel_url (${databaseLabel})`, () 
 
   test('any string as a return URL: 422 at its field, or the provider gets URLs that resolve to the allowed origin', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.record({ success_url: urlLike(ORIGIN), cancel_url: urlLike(ORIGIN) }, { requiredKeys: [] }), async (body) => {
-        const response = await checkout(body);
-        assert.ok([200, 422].includes(response.statusCode), `${response.statusCode} ${response.body.slice(0, 300)}`);
-        if (response.statusCode === 422) {
-          for (const item of response.json().detail as { loc: string[] }[]) assert.ok(item.loc[1]! in body, JSON.stringify(item.loc));
-          return;
-        }
-        const session = await simulatorClient(t).checkout.sessions.retrieve((response.json().url as string).split('/').pop()!);
-        for (const url of [session.success_url!, session.cancel_url!]) assert.equal(new URL(url).origin, ORIGIN, url);
-      }),
+      fc.asyncProperty(
+        fc.record(
+          { success_url: urlLike(ORIGIN), cancel_url: urlLike(ORIGIN) },
+          { requiredKeys: [] },
+        ),
+        async (body) => {
+          const response = await checkout(body);
+          assert.ok(
+            [200, 422].includes(response.statusCode),
+            `${response.statusCode} ${response.body.slice(0, 300)}`,
+          );
+          if (response.statusCode === 422) {
+            for (const item of response.json().detail as { loc: string[] }[])
+              assert.ok(item.loc[1]! in body, JSON.stringify(item.loc));
+            return;
+          }
+          const session = await simulatorClient(t).checkout.sessions.retrieve(
+            (response.json().url as string).split('/').pop()!,
+          );
+          for (const url of [session.success_url!, session.cancel_url!])
+            assert.equal(new URL(url).origin, ORIGIN, url);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

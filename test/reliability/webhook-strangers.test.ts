@@ -10,7 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { checkoutSessionObject, eventOf, invoiceObject, signedHeaders, subscriptionObject, type FixtureEvent } from '../helpers/stripe-fixtures.ts';
+import {
+  checkoutSessionObject,
+  eventOf,
+  invoiceObject,
+  signedHeaders,
+  subscriptionObject,
+  type FixtureEvent,
+} from '../helpers/stripe-fixtures.ts';
 
 const SECRET = 'whsec_local_simulator';
 const TOLERANCE_MS = 300_000;
@@ -22,7 +29,8 @@ describe(`webhook events about strangers, and replays (${databaseLabel})`, () =>
   });
   after(() => t.close());
 
-  const post = (payload: string, headers: Record<string, string>) => t.app.inject({ method: 'POST', url: '/api/v1/webhooks/payments', payload, headers });
+  const post = (payload: string, headers: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/webhooks/payments', payload, headers });
   const signed = (event: FixtureEvent) => {
     const payload = JSON.stringify(event);
     return { payload, headers: signedHeaders(payload, SECRET) };
@@ -30,36 +38,74 @@ describe(`webhook events about strangers, and replays (${databaseLabel})`, () =>
   /** Everything an event could create or change for anybody. */
   const world = async () =>
     (
-      await t.composition.db.query<{ users: number; subscriptions: number; links: number; sessions: number }>(
+      await t.composition.db.query<{
+        users: number;
+        subscriptions: number;
+        links: number;
+        sessions: number;
+      }>(
         `SELECT (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM subscriptions) AS subscriptions,
                 (SELECT count(*)::int FROM users WHERE payments_customer_id IS NOT NULL) AS links,
                 (SELECT count(*)::int FROM checkout_sessions WHERE status <> 'open') AS sessions`,
       )
     )[0]!;
-  const recorded = async (id: string) => (await t.composition.db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length;
+  const recorded = async (id: string) =>
+    (await t.composition.db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length;
 
   test('events about an unknown user, customer or subscription: 200, recorded, a warning naming it, nothing created', async (context) => {
     // Somebody real exists, so "nothing created" is not trivially true of an empty database.
-    await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token('bystander')) });
+    await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: bearer(await t.token('bystander')),
+    });
     const warnings = context.mock.method(t.composition.logger, 'warn');
     const unknownSubscription = subscriptionObject({ metadata: { user_id: randomUUID() } });
     const strangers: [label: string, event: FixtureEvent, names: string][] = [
       (() => {
         const session = checkoutSessionObject({ client_reference_id: randomUUID() });
-        return ['completed checkout for a user id nobody has', eventOf('checkout.session.completed', session), session.id] as [string, FixtureEvent, string];
+        return [
+          'completed checkout for a user id nobody has',
+          eventOf('checkout.session.completed', session),
+          session.id,
+        ] as [string, FixtureEvent, string];
       })(),
       (() => {
-        const session = checkoutSessionObject({ client_reference_id: "' OR 1=1 --", subscription: null });
-        return ['completed checkout whose user id is not a UUID', eventOf('checkout.session.completed', session), session.id] as [string, FixtureEvent, string];
+        const session = checkoutSessionObject({
+          client_reference_id: "' OR 1=1 --",
+          subscription: null,
+        });
+        return [
+          'completed checkout whose user id is not a UUID',
+          eventOf('checkout.session.completed', session),
+          session.id,
+        ] as [string, FixtureEvent, string];
       })(),
-      ['subscription for a user id nobody has', eventOf('customer.subscription.created', unknownSubscription), unknownSubscription.id],
+      [
+        'subscription for a user id nobody has',
+        eventOf('customer.subscription.created', unknownSubscription),
+        unknownSubscription.id,
+      ],
       (() => {
-        const subscription = subscriptionObject({ metadata: { user_id: "'); DELETE FROM users; --" } });
-        return ['subscription whose user id is SQL', eventOf('customer.subscription.updated', subscription), subscription.id] as [string, FixtureEvent, string];
+        const subscription = subscriptionObject({
+          metadata: { user_id: "'); DELETE FROM users; --" },
+        });
+        return [
+          'subscription whose user id is SQL',
+          eventOf('customer.subscription.updated', subscription),
+          subscription.id,
+        ] as [string, FixtureEvent, string];
       })(),
       (() => {
         const subscription = subscriptionObject();
-        return ['failed invoice of an unknown customer and subscription', eventOf('invoice.payment_failed', invoiceObject(subscription.id, String(subscription.customer))), subscription.id] as [string, FixtureEvent, string];
+        return [
+          'failed invoice of an unknown customer and subscription',
+          eventOf(
+            'invoice.payment_failed',
+            invoiceObject(subscription.id, String(subscription.customer)),
+          ),
+          subscription.id,
+        ] as [string, FixtureEvent, string];
       })(),
     ];
     for (const [label, event, names] of strangers) {
@@ -72,15 +118,36 @@ describe(`webhook events about strangers, and replays (${databaseLabel})`, () =>
       assert.equal(await recorded(event.id), 1, `${label}: recorded`);
       assert.deepEqual(await world(), before, `${label}: nothing created`);
       const said = warnings.mock.calls.slice(logged).map((call) => JSON.stringify(call.arguments));
-      assert.ok(said.some((line) => line.includes(names)), `${label}: a warning names ${names}; logged ${JSON.stringify(said)}`);
+      assert.ok(
+        said.some((line) => line.includes(names)),
+        `${label}: a warning names ${names}; logged ${JSON.stringify(said)}`,
+      );
     }
   });
 
   test('a captured delivery replayed after the tolerance is refused with 400 and changes nothing, delivered before or not', async (context) => {
-    const user = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token('replayed')) })).json() as { id: string };
-    const delivered = signed(eventOf('customer.subscription.created', subscriptionObject({ metadata: { user_id: user.id }, status: 'canceled' })));
-    const intercepted = signed(eventOf('customer.subscription.created', subscriptionObject({ metadata: { user_id: user.id } })));
-    assert.deepEqual((await post(delivered.payload, delivered.headers)).json(), { status: 'processed' });
+    const user = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/users/me',
+        headers: bearer(await t.token('replayed')),
+      })
+    ).json() as { id: string };
+    const delivered = signed(
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: user.id }, status: 'canceled' }),
+      ),
+    );
+    const intercepted = signed(
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: user.id } }),
+      ),
+    );
+    assert.deepEqual((await post(delivered.payload, delivered.headers)).json(), {
+      status: 'processed',
+    });
 
     context.mock.timers.enable({ apis: ['Date'], now: Date.now() });
     context.mock.timers.tick(TOLERANCE_MS + 1_000);
@@ -92,8 +159,18 @@ describe(`webhook events about strangers, and replays (${databaseLabel})`, () =>
     }
     context.mock.timers.reset();
     assert.deepEqual(await world(), before);
-    assert.equal(await recorded(JSON.parse(intercepted.payload).id), 0, 'the intercepted event was not recorded');
-    const profile = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token('replayed')) })).json();
+    assert.equal(
+      await recorded(JSON.parse(intercepted.payload).id),
+      0,
+      'the intercepted event was not recorded',
+    );
+    const profile = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/users/me',
+        headers: bearer(await t.token('replayed')),
+      })
+    ).json();
     assert.equal(profile.tier, 'free', 'the replayed active subscription bought nothing');
   });
 });

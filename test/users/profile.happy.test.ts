@@ -15,7 +15,8 @@ describe(`profile (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const me = async (token: string) => t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) });
+  const me = async (token: string) =>
+    t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) });
 
   test('first access creates a free profile with the documented shape', async () => {
     const response = await me(await t.token('alice', 'alice@example.com'));
@@ -43,7 +44,9 @@ describe(`profile (${databaseLabel})`, () => {
     assert.equal(second.email, 'carol@new.example');
     assert.equal(second.id, first.id);
     assert.equal(second.created_at, first.created_at);
-    const rows = await t.composition.db.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE idp_id = 'carol'");
+    const rows = await t.composition.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM users WHERE idp_id = 'carol'",
+    );
     assert.equal(rows[0]!.n, 1);
   });
 
@@ -58,7 +61,9 @@ describe(`profile (${databaseLabel})`, () => {
     const responses = await Promise.all(Array.from({ length: 50 }, () => me(token)));
     assert.deepEqual([...new Set(responses.map((r) => r.statusCode))], [200]);
     assert.equal(new Set(responses.map((r) => r.json().id)).size, 1);
-    const rows = await t.composition.db.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE idp_id = 'frank'");
+    const rows = await t.composition.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM users WHERE idp_id = 'frank'",
+    );
     assert.equal(rows[0]!.n, 1);
   });
 });

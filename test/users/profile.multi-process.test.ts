@@ -8,35 +8,51 @@ import { startServiceProcess, type ServiceProcess } from '../helpers/service-pro
 
 const REQUESTS = 50;
 
-describe('profile on two service processes (PostgreSQL)', { skip: !onPostgres && 'needs PostgreSQL' }, () => {
-  let t: TestApp;
-  const services: ServiceProcess[] = [];
-  before(async () => {
-    t = await buildTestApp();
-    // One after the other, so that `after` stops whichever did start when the other fails.
-    for (let i = 0; i < 2; i++) services.push(await startServiceProcess(t.env));
-  });
-  after(async () => {
-    await Promise.all(services.map((service) => service.stop()));
-    await t?.close();
-  });
+describe(
+  'profile on two service processes (PostgreSQL)',
+  { skip: !onPostgres && 'needs PostgreSQL' },
+  () => {
+    let t: TestApp;
+    const services: ServiceProcess[] = [];
+    before(async () => {
+      t = await buildTestApp();
+      // One after the other, so that `after` stops whichever did start when the other fails.
+      for (let i = 0; i < 2; i++) services.push(await startServiceProcess(t.env));
+    });
+    after(async () => {
+      await Promise.all(services.map((service) => service.stop()));
+      await t?.close();
+    });
 
-  /** GET /users/me on the i-th request's process, alternating between the two. */
-  const me = (i: number, token: string) =>
-    fetch(`${services[i % services.length]!.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
+    /** GET /users/me on the i-th request's process, alternating between the two. */
+    const me = (i: number, token: string) =>
+      fetch(`${services[i % services.length]!.url}/api/v1/users/me`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
 
-  test(`${REQUESTS} concurrent first requests for one subject, split across both, create one user`, async () => {
-    // Warm both processes (database connections, key import) so the burst reaches the database at once.
-    const warmUp = await Promise.all(Array.from({ length: 20 }, async (_, i) => me(i, await t.token(`warm-up-${i}`))));
-    assert.deepEqual([...new Set(warmUp.map((response) => response.status))], [200]);
+    test(`${REQUESTS} concurrent first requests for one subject, split across both, create one user`, async () => {
+      // Warm both processes (database connections, key import) so the burst reaches the database at once.
+      const warmUp = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => me(i, await t.token(`warm-up-${i}`))),
+      );
+      assert.deepEqual([...new Set(warmUp.map((response) => response.status))], [200]);
 
-    const token = await t.token('grace', 'grace@example.com');
-    const responses = await Promise.all(Array.from({ length: REQUESTS }, (_, i) => me(i, token)));
-    assert.deepEqual([...new Set(responses.map((response) => response.status))], [200]);
-    const bodies = (await Promise.all(responses.map((response) => response.json()))) as { id: string; idp_id: string }[];
-    assert.equal(new Set(bodies.map((body) => body.id)).size, 1);
-    assert.equal(bodies[0]!.idp_id, 'grace');
-    const rows = await t.composition.db.query<{ id: string }>("SELECT id FROM users WHERE idp_id = 'grace'");
-    assert.deepEqual(rows.map((row) => row.id), [bodies[0]!.id]);
-  });
-});
+      const token = await t.token('grace', 'grace@example.com');
+      const responses = await Promise.all(Array.from({ length: REQUESTS }, (_, i) => me(i, token)));
+      assert.deepEqual([...new Set(responses.map((response) => response.status))], [200]);
+      const bodies = (await Promise.all(responses.map((response) => response.json()))) as {
+        id: string;
+        idp_id: string;
+      }[];
+      assert.equal(new Set(bodies.map((body) => body.id)).size, 1);
+      assert.equal(bodies[0]!.idp_id, 'grace');
+      const rows = await t.composition.db.query<{ id: string }>(
+        "SELECT id FROM users WHERE idp_id = 'grace'",
+      );
+      assert.deepEqual(
+        rows.map((row) => row.id),
+        [bodies[0]!.id],
+      );
+    });
+  },
+);

@@ -3,8 +3,16 @@
 // It proves that the compiler routes events: a misspelt event type, or a handler of another kind
 // of event, is a type error rather than an event acknowledged as `ignored`.
 import type Stripe from 'stripe';
-import type { Agreeing, HandledEventsDisagreements } from '../../src/adapters/payments/stripe-mapping.ts';
-import type { CheckoutSessionEvent, HandledEvents, InvoiceEvent, SubscriptionEvent } from '../../src/domain/model.ts';
+import type {
+  Agreeing,
+  HandledEventsDisagreements,
+} from '../../src/adapters/payments/stripe-mapping.ts';
+import type {
+  CheckoutSessionEvent,
+  HandledEvents,
+  InvoiceEvent,
+  SubscriptionEvent,
+} from '../../src/domain/model.ts';
 import type { EventHandler } from '../../src/domain/webhooks/context.ts';
 import { customerSubscriptionChanged } from '../../src/domain/webhooks/handlers/customer-subscription.ts';
 import { EVENT_HANDLERS } from '../../src/domain/webhooks/handlers/index.ts';
@@ -32,8 +40,11 @@ export const handlerReadingAnotherKind: EventHandler<InvoiceEvent> = {
   },
 };
 
-// @ts-expect-error a handler's kind is the kind of event it takes
-export const handlerOfTwoMinds: EventHandler<CheckoutSessionEvent> = { kind: 'subscription', apply: async () => {} };
+export const handlerOfTwoMinds: EventHandler<CheckoutSessionEvent> = {
+  // @ts-expect-error a handler's kind is the kind of event it takes
+  kind: 'subscription',
+  apply: async () => {},
+};
 
 // The SDK's union of event types, against which the domain's names are checked.
 export const sdkType: Stripe.Event['type'] = 'invoice.paid';
@@ -43,12 +54,17 @@ export const misspeltSdkType: Stripe.Event['type'] = 'invoice.payed';
 // The adapter's check of the domain's handled types against the SDK and its translation: it holds
 // for the real map; a misspelt type, or a type translated to another kind, breaks it.
 export type RealMap = Agreeing<HandledEventsDisagreements<HandledEvents>>;
+type WithMisspelt = HandledEvents & { 'invoice.payed': InvoiceEvent };
 // @ts-expect-error 'invoice.payed' is not an event type of the stripe SDK
-export type MisspeltInTheDomain = Agreeing<HandledEventsDisagreements<HandledEvents & { 'invoice.payed': InvoiceEvent }>>;
+export type MisspeltInTheDomain = Agreeing<HandledEventsDisagreements<WithMisspelt>>;
+type WithAnotherKind = Omit<HandledEvents, 'invoice.paid'> & { 'invoice.paid': SubscriptionEvent };
 // @ts-expect-error invoice.paid is translated to an invoice event, not a subscription event
-export type TranslatedToAnotherKind = Agreeing<HandledEventsDisagreements<Omit<HandledEvents, 'invoice.paid'> & { 'invoice.paid': SubscriptionEvent }>>;
+export type TranslatedToAnotherKind = Agreeing<HandledEventsDisagreements<WithAnotherKind>>;
 
 // What the compiler then says.
-export const misspeltReason: HandledEventsDisagreements<HandledEvents & { 'invoice.payed': InvoiceEvent }> = 'invoice.payed is not an event type of the stripe SDK';
-export const wrongKindReason: HandledEventsDisagreements<Omit<HandledEvents, 'invoice.paid'> & { 'invoice.paid': SubscriptionEvent }> =
-  'invoice.paid is translated to invoice events, its handler takes subscription events';
+export const misspeltReason: HandledEventsDisagreements<
+  HandledEvents & { 'invoice.payed': InvoiceEvent }
+> = 'invoice.payed is not an event type of the stripe SDK';
+export const wrongKindReason: HandledEventsDisagreements<
+  Omit<HandledEvents, 'invoice.paid'> & { 'invoice.paid': SubscriptionEvent }
+> = 'invoice.paid is translated to invoice events, its handler takes subscription events';

@@ -23,15 +23,27 @@ describe(`replay of undelivered events (${databaseLabel})`, () => {
     assert.ok(first.processed >= 3, JSON.stringify(first));
     assert.equal(await tierOf(t, 'replay-user'), 'pro');
     const second = await replayUndeliveredEvents(payments, webhooks);
-    assert.deepEqual(second, { total: first.total, processed: 0, duplicate: first.total, ignored: 0 });
+    assert.deepEqual(second, {
+      total: first.total,
+      processed: 0,
+      duplicate: first.total,
+      ignored: 0,
+    });
   });
 
-  test('the replay-events command (npm run payments:replay) does the same from its own process', { skip: !onPostgres && 'a second process needs PostgreSQL' }, async () => {
-    await payWhileUnreachable(t, 'replay-cli-user');
-    const run = await runCli(['replay-events'], operatorEnv(t));
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^replayed \d+ event\(s\): [1-9]\d* processed, \d+ duplicate, \d+ ignored\n$/);
-    assert.match(run.stderr, /^\[1\/\d+\] evt_\w+: (processed|duplicate|ignored)$/m);
-    assert.equal(await tierOf(t, 'replay-cli-user'), 'pro');
-  });
+  test(
+    'the replay-events command (npm run payments:replay) does the same from its own process',
+    { skip: !onPostgres && 'a second process needs PostgreSQL' },
+    async () => {
+      await payWhileUnreachable(t, 'replay-cli-user');
+      const run = await runCli(['replay-events'], operatorEnv(t));
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(
+        run.stdout,
+        /^replayed \d+ event\(s\): [1-9]\d* processed, \d+ duplicate, \d+ ignored\n$/,
+      );
+      assert.match(run.stderr, /^\[1\/\d+\] evt_\w+: (processed|duplicate|ignored)$/m);
+      assert.equal(await tierOf(t, 'replay-cli-user'), 'pro');
+    },
+  );
 });

@@ -16,7 +16,13 @@ describe(`webhook concurrency (${databaseLabel})`, () => {
   after(() => t.close());
 
   test('20 concurrent deliveries of one event: one processed, 19 duplicates, one write', async () => {
-    const user = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token('sam')) })).json();
+    const user = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/users/me',
+        headers: bearer(await t.token('sam')),
+      })
+    ).json();
     const subscription = subscriptionObject({ metadata: { user_id: user.id } });
     const event = eventOf('customer.subscription.created', subscription);
     const started = performance.now();
@@ -25,22 +31,48 @@ describe(`webhook concurrency (${databaseLabel})`, () => {
     assert.deepEqual([...new Set(responses.map((r) => r.statusCode))], [200]);
     const outcomes = responses.map((r) => r.json().status).sort();
     assert.deepEqual(outcomes, ['processed', ...Array(19).fill('duplicate')].sort());
-    const writes = await t.composition.db.query('SELECT 1 FROM subscription_writes WHERE subscription_id = $1', [subscription.id]);
+    const writes = await t.composition.db.query(
+      'SELECT 1 FROM subscription_writes WHERE subscription_id = $1',
+      [subscription.id],
+    );
     assert.equal(writes.length, 1);
-    assert.equal((await t.composition.db.query('SELECT 1 FROM webhook_events WHERE id = $1', [event.id])).length, 1);
-    console.log(`# ${databaseLabel}: 20 concurrent deliveries of one event in ${seconds.toFixed(3)} s (${(20 / seconds).toFixed(0)} deliveries/s)`);
+    assert.equal(
+      (await t.composition.db.query('SELECT 1 FROM webhook_events WHERE id = $1', [event.id]))
+        .length,
+      1,
+    );
+    console.log(
+      `# ${databaseLabel}: 20 concurrent deliveries of one event in ${seconds.toFixed(3)} s (${(20 / seconds).toFixed(0)} deliveries/s)`,
+    );
   });
 
   test('100 distinct events delivered 5 at a time each: every event recorded once', async () => {
-    const user = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token('tess')) })).json();
-    const events = Array.from({ length: 100 }, () => eventOf('customer.subscription.created', subscriptionObject({ metadata: { user_id: user.id } })));
+    const user = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/users/me',
+        headers: bearer(await t.token('tess')),
+      })
+    ).json();
+    const events = Array.from({ length: 100 }, () =>
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: user.id } }),
+      ),
+    );
     const started = performance.now();
-    const responses = await Promise.all(events.flatMap((event) => Array.from({ length: 5 }, () => deliver(t.app, event))));
+    const responses = await Promise.all(
+      events.flatMap((event) => Array.from({ length: 5 }, () => deliver(t.app, event))),
+    );
     const seconds = (performance.now() - started) / 1000;
     assert.deepEqual([...new Set(responses.map((r) => r.statusCode))], [200]);
     assert.equal(responses.filter((r) => r.json().status === 'processed').length, 100);
-    const [row] = await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events');
+    const [row] = await t.composition.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_events',
+    );
     assert.ok(row!.n >= 100);
-    console.log(`# ${databaseLabel}: 500 deliveries of 100 events in ${seconds.toFixed(2)} s (${(100 / seconds).toFixed(0)} events/s processed)`);
+    console.log(
+      `# ${databaseLabel}: 500 deliveries of 100 events in ${seconds.toFixed(2)} s (${(100 / seconds).toFixed(0)} events/s processed)`,
+    );
   });
 });

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { checkoutSessionObject, deliver, eventOf, invoiceObject, subscriptionObject } from '../helpers/stripe-fixtures.ts';
+import {
+  checkoutSessionObject,
+  deliver,
+  eventOf,
+  invoiceObject,
+  subscriptionObject,
+} from '../helpers/stripe-fixtures.ts';
 
 describe(`webhook events (${databaseLabel})`, () => {
   let t: TestApp;
@@ -13,9 +19,28 @@ describe(`webhook events (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const profile = async (sub: string) => (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token(sub)) })).json();
-  const subscriptionRow = async (id: string) => (await t.composition.db.query<{ status: string; payment_failed_at: Date | null }>('SELECT * FROM subscriptions WHERE id = $1', [id]))[0];
-  const recorded = async (id: string) => (await t.composition.db.query<{ outcome: string }>('SELECT outcome FROM webhook_events WHERE id = $1', [id]))[0]?.outcome;
+  const profile = async (sub: string) =>
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/users/me',
+        headers: bearer(await t.token(sub)),
+      })
+    ).json();
+  const subscriptionRow = async (id: string) =>
+    (
+      await t.composition.db.query<{ status: string; payment_failed_at: Date | null }>(
+        'SELECT * FROM subscriptions WHERE id = $1',
+        [id],
+      )
+    )[0];
+  const recorded = async (id: string) =>
+    (
+      await t.composition.db.query<{ outcome: string }>(
+        'SELECT outcome FROM webhook_events WHERE id = $1',
+        [id],
+      )
+    )[0]?.outcome;
 
   test('checkout.session.completed links the customer to the user named by client_reference_id', async () => {
     const user = await profile('linda');
@@ -24,15 +49,24 @@ describe(`webhook events (${databaseLabel})`, () => {
     const response = await deliver(t.app, event);
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), { status: 'processed' });
-    const [row] = await t.composition.db.query<{ payments_customer_id: string }>('SELECT payments_customer_id FROM users WHERE id = $1', [user.id]);
+    const [row] = await t.composition.db.query<{ payments_customer_id: string }>(
+      'SELECT payments_customer_id FROM users WHERE id = $1',
+      [user.id],
+    );
     assert.equal(row!.payments_customer_id, session.customer);
     assert.equal(await recorded(event.id), 'processed');
   });
 
   test('customer.subscription.created for a user named in metadata upgrades the tier', async () => {
     const user = await profile('mike');
-    const subscription = subscriptionObject({ metadata: { user_id: user.id }, priceId: 'price_sim_team' });
-    assert.equal((await deliver(t.app, eventOf('customer.subscription.created', subscription))).statusCode, 200);
+    const subscription = subscriptionObject({
+      metadata: { user_id: user.id },
+      priceId: 'price_sim_team',
+    });
+    assert.equal(
+      (await deliver(t.app, eventOf('customer.subscription.created', subscription))).statusCode,
+      200,
+    );
     assert.equal((await profile('mike')).tier, 'team');
   });
 
@@ -41,7 +75,14 @@ describe(`webhook events (${databaseLabel})`, () => {
     const subscription = subscriptionObject({ metadata: { user_id: user.id } });
     const created = Math.floor(Date.now() / 1000) - 100;
     await deliver(t.app, eventOf('customer.subscription.created', subscription, { created }));
-    await deliver(t.app, eventOf('customer.subscription.updated', { ...subscription, status: 'past_due' }, { created: created + 10 }));
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.updated',
+        { ...subscription, status: 'past_due' },
+        { created: created + 10 },
+      ),
+    );
     assert.equal((await subscriptionRow(subscription.id))!.status, 'past_due');
     assert.ok((await subscriptionRow(subscription.id))!.payment_failed_at instanceof Date);
     assert.equal((await profile('nina')).tier, 'pro');
@@ -53,14 +94,26 @@ describe(`webhook events (${databaseLabel})`, () => {
     const created = Math.floor(Date.now() / 1000) - 100;
     await deliver(t.app, eventOf('customer.subscription.created', subscription, { created }));
     assert.equal((await profile('oscar')).tier, 'pro');
-    await deliver(t.app, eventOf('customer.subscription.deleted', { ...subscription, status: 'canceled' }, { created: created + 5 }));
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.deleted',
+        { ...subscription, status: 'canceled' },
+        { created: created + 5 },
+      ),
+    );
     assert.equal((await profile('oscar')).tier, 'free');
   });
 
   test('invoice events for a subscription the provider does not know are recorded and change nothing', async () => {
     const user = await profile('paula');
     const subscription = subscriptionObject({ metadata: { user_id: user.id } });
-    await deliver(t.app, eventOf('customer.subscription.created', subscription, { created: Math.floor(Date.now() / 1000) - 50 }));
+    await deliver(
+      t.app,
+      eventOf('customer.subscription.created', subscription, {
+        created: Math.floor(Date.now() / 1000) - 50,
+      }),
+    );
     for (const type of ['invoice.paid', 'invoice.payment_failed']) {
       const event = eventOf(type, invoiceObject(subscription.id, String(subscription.customer)));
       assert.deepEqual((await deliver(t.app, event)).json(), { status: 'processed' });
@@ -75,15 +128,22 @@ describe(`webhook events (${databaseLabel})`, () => {
   });
 
   test('an event from the other mode (livemode true against a test key) is acknowledged and ignored', async () => {
-    const event = eventOf('customer.subscription.created', subscriptionObject(), { livemode: true });
+    const event = eventOf('customer.subscription.created', subscriptionObject(), {
+      livemode: true,
+    });
     assert.deepEqual((await deliver(t.app, event)).json(), { status: 'ignored' });
     assert.equal(await recorded(event.id), undefined);
   });
 
   test('a subscription for a customer nobody knows is acknowledged, nothing created for a stranger', async () => {
-    const before = await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
+    const before = await t.composition.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM users',
+    );
     const subscription = subscriptionObject();
-    assert.deepEqual((await deliver(t.app, eventOf('customer.subscription.created', subscription))).json(), { status: 'processed' });
+    assert.deepEqual(
+      (await deliver(t.app, eventOf('customer.subscription.created', subscription))).json(),
+      { status: 'processed' },
+    );
     assert.equal(await subscriptionRow(subscription.id), undefined);
     assert.deepEqual(await t.composition.db.query('SELECT count(*)::int AS n FROM users'), before);
   });
@@ -93,7 +153,9 @@ describe(`webhook events (${databaseLabel})`, () => {
     const subscription = subscriptionObject({ metadata: { user_id: user.id } });
     const event = eventOf('customer.subscription.created', subscription);
     assert.deepEqual((await deliver(t.app, event)).json(), { status: 'processed' });
-    await t.composition.db.query("UPDATE subscriptions SET status = 'unpaid' WHERE id = $1", [subscription.id]);
+    await t.composition.db.query("UPDATE subscriptions SET status = 'unpaid' WHERE id = $1", [
+      subscription.id,
+    ]);
     assert.deepEqual((await deliver(t.app, event)).json(), { status: 'duplicate' });
     assert.equal((await subscriptionRow(subscription.id))!.status, 'unpaid');
   });
@@ -101,9 +163,15 @@ describe(`webhook events (${databaseLabel})`, () => {
   test("a subscription whose metadata names another user than its customer's stays with the customer's user", async () => {
     const owner = await profile('owner-of-customer');
     const other = await profile('named-in-metadata');
-    const subscription = subscriptionObject({ metadata: { user_id: other.id }, priceId: 'price_sim_team' });
+    const subscription = subscriptionObject({
+      metadata: { user_id: other.id },
+      priceId: 'price_sim_team',
+    });
     await t.composition.services.store.users.linkCustomer(owner.id, String(subscription.customer));
-    assert.deepEqual((await deliver(t.app, eventOf('customer.subscription.created', subscription))).json(), { status: 'processed' });
+    assert.deepEqual(
+      (await deliver(t.app, eventOf('customer.subscription.created', subscription))).json(),
+      { status: 'processed' },
+    );
     assert.equal((await profile('owner-of-customer')).tier, 'team');
     assert.equal((await profile('named-in-metadata')).tier, 'free');
   });

@@ -20,7 +20,9 @@ describe(`webhook handler failure (${databaseLabel})`, () => {
 
   test('a throwing handler leaves no record and none of its writes, and the retry succeeds', async () => {
     const token = await t.token('rita');
-    const user = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })).json();
+    const user = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })
+    ).json();
     const subscription = subscriptionObject({ metadata: { user_id: user.id } });
     const event = eventOf('customer.subscription.created', subscription);
 
@@ -30,17 +32,28 @@ describe(`webhook handler failure (${databaseLabel})`, () => {
     const db = t.composition.db;
     assert.deepEqual(await db.query('SELECT id FROM webhook_events WHERE id = $1', [event.id]), []);
     // The handler linked the customer before the refused insert: that write is rolled back too.
-    const [linked] = await db.query<{ payments_customer_id: string | null }>('SELECT payments_customer_id FROM users WHERE id = $1', [user.id]);
+    const [linked] = await db.query<{ payments_customer_id: string | null }>(
+      'SELECT payments_customer_id FROM users WHERE id = $1',
+      [user.id],
+    );
     assert.equal(linked!.payments_customer_id, null);
-    const failures = await db.query<{ error: string }>('SELECT error FROM webhook_failures WHERE event_id = $1', [event.id]);
+    const failures = await db.query<{ error: string }>(
+      'SELECT error FROM webhook_failures WHERE event_id = $1',
+      [event.id],
+    );
     assert.equal(failures.length, 1);
     assert.match(failures[0]!.error, /injected failure/);
 
     await db.exec('DROP TRIGGER refuse_subscription ON subscriptions');
     const retried = await deliver(t.app, event);
     assert.deepEqual(retried.json(), { status: 'processed' });
-    assert.equal((await db.query('SELECT id FROM subscriptions WHERE id = $1', [subscription.id])).length, 1);
-    const profile = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })).json();
+    assert.equal(
+      (await db.query('SELECT id FROM subscriptions WHERE id = $1', [subscription.id])).length,
+      1,
+    );
+    const profile = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(token) })
+    ).json();
     assert.equal(profile.tier, 'pro');
   });
 });

@@ -6,11 +6,20 @@ import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { deliver, eventOf, invoiceObject, subscriptionObject, type FixtureEvent } from '../helpers/stripe-fixtures.ts';
+import {
+  deliver,
+  eventOf,
+  invoiceObject,
+  subscriptionObject,
+  type FixtureEvent,
+} from '../helpers/stripe-fixtures.ts';
 
 type Step = [type: string, changes: Partial<Stripe.Subscription> & { priceId?: string }];
 
-const HISTORIES: Record<string, { steps: Step[]; status: string; price: string; cancelAtPeriodEnd: boolean; tier: string }> = {
+const HISTORIES: Record<
+  string,
+  { steps: Step[]; status: string; price: string; cancelAtPeriodEnd: boolean; tier: string }
+> = {
   'upgrade, failed payment, recovery': {
     steps: [
       ['customer.subscription.created', { status: 'incomplete' }],
@@ -60,18 +69,40 @@ describe(`webhook ordering (${databaseLabel})`, () => {
     test(`${name}: 8 shuffled deliveries with duplicates end in the same state`, async () => {
       for (let seed = 1; seed <= 8; seed++) {
         const sub = `ordering-${name.length}-${seed}`;
-        const user = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token(sub)) })).json();
+        const user = (
+          await t.app.inject({
+            method: 'GET',
+            url: '/api/v1/users/me',
+            headers: bearer(await t.token(sub)),
+          })
+        ).json();
         const base = subscriptionObject({ metadata: { user_id: user.id } });
         const start = Math.floor(Date.now() / 1000) - 1000;
         const events: FixtureEvent[] = history.steps.map(([type, { priceId, ...changes }], i) => {
-          const snapshot = subscriptionObject({ id: base.id, customer: base.customer, created: base.created, metadata: base.metadata, priceId, ...changes });
+          const snapshot = subscriptionObject({
+            id: base.id,
+            customer: base.customer,
+            created: base.created,
+            metadata: base.metadata,
+            priceId,
+            ...changes,
+          });
           return eventOf(type, snapshot, { created: start + i * 10 });
         });
-        events.push(eventOf('invoice.paid', invoiceObject(base.id, String(base.customer)), { created: start + 15 }));
+        events.push(
+          eventOf('invoice.paid', invoiceObject(base.id, String(base.customer)), {
+            created: start + 15,
+          }),
+        );
         const deliveries = shuffled([...events, ...events.filter((_, i) => i % 2 === 0)], seed);
         for (const event of deliveries) assert.equal((await deliver(t.app, event)).statusCode, 200);
 
-        const [row] = await t.composition.db.query<{ status: string; price_id: string; cancel_at_period_end: boolean; payment_failed_at: Date | null }>(
+        const [row] = await t.composition.db.query<{
+          status: string;
+          price_id: string;
+          cancel_at_period_end: boolean;
+          payment_failed_at: Date | null;
+        }>(
           'SELECT status, price_id, cancel_at_period_end, payment_failed_at FROM subscriptions WHERE id = $1',
           [base.id],
         );
@@ -80,7 +111,13 @@ describe(`webhook ordering (${databaseLabel})`, () => {
         assert.equal(row!.price_id, history.price, label);
         assert.equal(row!.cancel_at_period_end, history.cancelAtPeriodEnd, label);
         assert.equal(row!.payment_failed_at, null, label);
-        const profile = (await t.app.inject({ method: 'GET', url: '/api/v1/users/me', headers: bearer(await t.token(sub)) })).json();
+        const profile = (
+          await t.app.inject({
+            method: 'GET',
+            url: '/api/v1/users/me',
+            headers: bearer(await t.token(sub)),
+          })
+        ).json();
         assert.equal(profile.tier, history.tier, label);
       }
     });

@@ -17,9 +17,14 @@ describe(`webhook signature (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const post = (payload: string, headers: Record<string, string>) => t.app.inject({ method: 'POST', url: '/api/v1/webhooks/payments', payload, headers });
-  const payload = () => JSON.stringify(eventOf('customer.created', { id: 'cus_1', object: 'customer' }));
-  const stored = async () => (await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events'))[0]!.n;
+  const post = (payload: string, headers: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/webhooks/payments', payload, headers });
+  const payload = () =>
+    JSON.stringify(eventOf('customer.created', { id: 'cus_1', object: 'customer' }));
+  const stored = async () =>
+    (
+      await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events')
+    )[0]!.n;
   const now = () => Math.floor(Date.now() / 1000);
 
   async function assertRejected(body: string, headers: Record<string, string>) {
@@ -31,7 +36,11 @@ describe(`webhook signature (${databaseLabel})`, () => {
   }
 
   test('missing header', () => assertRejected(payload(), { 'content-type': 'application/json' }));
-  test('malformed header', () => assertRejected(payload(), { 'content-type': 'application/json', 'stripe-signature': 'garbage' }));
+  test('malformed header', () =>
+    assertRejected(payload(), {
+      'content-type': 'application/json',
+      'stripe-signature': 'garbage',
+    }));
   test('wrong secret', () => {
     const body = payload();
     return assertRejected(body, signedHeaders(body, 'whsec_someone_else'));
@@ -45,11 +54,19 @@ describe(`webhook signature (${databaseLabel})`, () => {
     return assertRejected(body, signedHeaders(body, CURRENT, now() + 301));
   });
   test('a correctly signed event dated after its signature (beyond the skew)', () => {
-    const body = JSON.stringify(eventOf('customer.subscription.updated', subscriptionObject(), { created: now() + 3600 }));
+    const body = JSON.stringify(
+      eventOf('customer.subscription.updated', subscriptionObject(), { created: now() + 3600 }),
+    );
     return assertRejected(body, signedHeaders(body, CURRENT));
   });
   test('a correctly signed event dated in the year 9999', () => {
-    const body = JSON.stringify(eventOf('customer.created', { id: 'cus_1', object: 'customer' }, { created: 253_402_300_799 }));
+    const body = JSON.stringify(
+      eventOf(
+        'customer.created',
+        { id: 'cus_1', object: 'customer' },
+        { created: 253_402_300_799 },
+      ),
+    );
     return assertRejected(body, signedHeaders(body, CURRENT));
   });
   test('tampered body', () => {
@@ -74,7 +91,10 @@ describe(`webhook signature (${databaseLabel})`, () => {
     const t0 = now();
     const valid = createHmac('sha256', CURRENT).update(`${t0}.${body}`).digest('hex');
     const header = `t=${t0},v1=${'0'.repeat(64)},v1=${valid}`;
-    const response = await post(body, { 'content-type': 'application/json', 'stripe-signature': header });
+    const response = await post(body, {
+      'content-type': 'application/json',
+      'stripe-signature': header,
+    });
     assert.equal(response.statusCode, 200);
   });
 

@@ -3,7 +3,9 @@
 // TypeScript and shipped as such; tsx compiles it as it loads.
 const tsx = await import('tsx/esm/api').catch(() => null);
 if (tsx === null) {
-  console.error('payments-simulator: needs tsx beside it (npm install --save-dev tsx): the simulator is shipped as TypeScript');
+  console.error(
+    'payments-simulator: needs tsx beside it (npm install --save-dev tsx): the simulator is shipped as TypeScript',
+  );
   process.exit(1);
 }
 tsx.register();

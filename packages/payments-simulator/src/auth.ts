@@ -10,11 +10,15 @@ function presentedKey(header: string | undefined): string | null {
   if (header === undefined) return null;
   const [scheme, value = ''] = header.trim().split(/\s+/, 2);
   if (scheme?.toLowerCase() === 'bearer') return value;
-  if (scheme?.toLowerCase() === 'basic') return Buffer.from(value, 'base64').toString('utf8').split(':')[0] ?? '';
+  if (scheme?.toLowerCase() === 'basic')
+    return Buffer.from(value, 'base64').toString('utf8').split(':')[0] ?? '';
   return '';
 }
 
-const redact = (key: string): string => (key.length <= 12 ? '*'.repeat(key.length) : `${key.slice(0, 8)}${'*'.repeat(key.length - 12)}${key.slice(-4)}`);
+const redact = (key: string): string =>
+  key.length <= 12
+    ? '*'.repeat(key.length)
+    : `${key.slice(0, 8)}${'*'.repeat(key.length - 12)}${key.slice(-4)}`;
 
 export function apiKeyCheck(apiKey: string): (request: FastifyRequest) => Promise<void> {
   const expected = digest(apiKey);
@@ -28,7 +32,9 @@ export function apiKeyCheck(apiKey: string): (request: FastifyRequest) => Promis
       );
     }
     if (!timingSafeEqual(digest(key), expected)) {
-      throw new StripeApiError(401, `Invalid API Key provided: ${redact(key)}`, { headers: { 'www-authenticate': 'Bearer realm="Stripe"' } });
+      throw new StripeApiError(401, `Invalid API Key provided: ${redact(key)}`, {
+        headers: { 'www-authenticate': 'Bearer realm="Stripe"' },
+      });
     }
   };
 }

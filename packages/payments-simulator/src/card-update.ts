@@ -21,10 +21,27 @@ function buildCard(customer: Stripe.Customer, last4: string, brand: string): Str
     id: newId('pm_'),
     object: 'payment_method',
     allow_redisplay: 'always',
-    billing_details: { address: null, email: customer.email, name: customer.name ?? null, phone: null, tax_id: null },
+    billing_details: {
+      address: null,
+      email: customer.email,
+      name: customer.name ?? null,
+      phone: null,
+      tax_id: null,
+    },
     card: {
-      brand, checks: null, country: 'US', display_brand: brand, exp_month: 12, exp_year: 2034, funding: 'credit', generated_from: null,
-      last4, networks: { available: [brand], preferred: null }, regulated_status: 'unregulated', three_d_secure_usage: { supported: true }, wallet: null,
+      brand,
+      checks: null,
+      country: 'US',
+      display_brand: brand,
+      exp_month: 12,
+      exp_year: 2034,
+      funding: 'credit',
+      generated_from: null,
+      last4,
+      networks: { available: [brand], preferred: null },
+      regulated_status: 'unregulated',
+      three_d_secure_usage: { supported: true },
+      wallet: null,
     },
     created: nowSeconds(),
     customer: customer.id,
@@ -35,18 +52,38 @@ function buildCard(customer: Stripe.Customer, last4: string, brand: string): Str
   };
 }
 
-export function updateCard(ctx: SimContext, customerId: string, last4: string, trigger: Trigger): Promise<Outcome<Stripe.PaymentMethod>> {
+export function updateCard(
+  ctx: SimContext,
+  customerId: string,
+  last4: string,
+  trigger: Trigger,
+): Promise<Outcome<Stripe.PaymentMethod>> {
   const card = TEST_CARDS[last4];
-  if (card === undefined) return Promise.reject(invalidParam(`Unknown test card ending ${last4}; use one of ${Object.keys(TEST_CARDS).join(', ')}.`, 'card'));
+  if (card === undefined)
+    return Promise.reject(
+      invalidParam(
+        `Unknown test card ending ${last4}; use one of ${Object.keys(TEST_CARDS).join(', ')}.`,
+        'card',
+      ),
+    );
   return mutate(ctx, trigger, async (unit) => {
-    const before = (await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })).data;
+    const before = (
+      await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })
+    ).data;
     const method = buildCard(before, last4, card.brand);
     await unit.docs.save('payment_method', method);
     await unit.emit('payment_method.attached', method);
-    const after: Stripe.Customer = { ...before, invoice_settings: { ...before.invoice_settings, default_payment_method: method.id } };
+    const after: Stripe.Customer = {
+      ...before,
+      invoice_settings: { ...before.invoice_settings, default_payment_method: method.id },
+    };
     await unit.docs.save('customer', after);
     await unit.emit('customer.updated', after, previousAttributes(before, after));
-    const { data } = await unit.docs.list<Stripe.Subscription>('subscription', { customer: customerId }, { limit: 100 });
+    const { data } = await unit.docs.list<Stripe.Subscription>(
+      'subscription',
+      { customer: customerId },
+      { limit: 100 },
+    );
     for (const { data: listed } of data) {
       if (ENDED.includes(listed.status)) continue;
       const subscription = await locked(unit, listed.id);
@@ -59,7 +96,10 @@ export function updateCard(ctx: SimContext, customerId: string, last4: string, t
 /** The customer's card as the portal shows it: "Visa •••• 4242" (the checkout's card until one is added). */
 export async function cardLabel(ctx: SimContext, customer: Stripe.Customer): Promise<string> {
   const id = customer.invoice_settings?.default_payment_method;
-  const method = typeof id === 'string' ? (await ctx.docs.get<Stripe.PaymentMethod>('payment_method', id))?.data : undefined;
+  const method =
+    typeof id === 'string'
+      ? (await ctx.docs.get<Stripe.PaymentMethod>('payment_method', id))?.data
+      : undefined;
   const last4 = method?.card?.last4 ?? '4242';
   return `${TEST_CARDS[last4]?.label ?? method?.card?.brand ?? 'Card'} •••• ${last4}`;
 }

@@ -26,9 +26,17 @@ const OPTIONS = {
   port: { type: 'string', env: 'SIMULATOR_PORT', default: '12111' },
   host: { type: 'string', env: 'SIMULATOR_HOST', default: '127.0.0.1' },
   'webhook-url': { type: 'string', env: 'SIMULATOR_WEBHOOK_URL', default: '' },
-  'webhook-secret': { type: 'string', env: 'SIMULATOR_WEBHOOK_SECRET', default: 'whsec_local_simulator' },
+  'webhook-secret': {
+    type: 'string',
+    env: 'SIMULATOR_WEBHOOK_SECRET',
+    default: 'whsec_local_simulator',
+  },
   'api-key': { type: 'string', env: 'SIMULATOR_API_KEY', default: 'sk_test_simulator' },
-  prices: { type: 'string', env: 'SIMULATOR_PRICES', default: 'pro=price_sim_pro,team=price_sim_team' },
+  prices: {
+    type: 'string',
+    env: 'SIMULATOR_PRICES',
+    default: 'pro=price_sim_pro,team=price_sim_team',
+  },
   database: { type: 'string', env: 'SIMULATOR_DATABASE_URL', default: 'memory://' },
   'allowed-hosts': { type: 'string', env: 'SIMULATOR_ALLOWED_HOSTS', default: '' },
 } as const;
@@ -50,25 +58,35 @@ function readOptions(): Record<Option, string> {
     console.log(USAGE);
     process.exit(0);
   }
-  const entries = Object.entries(OPTIONS).map(([name, option]) => [name, (values[name] as string | undefined) ?? process.env[option.env] ?? option.default]);
+  const entries = Object.entries(OPTIONS).map(([name, option]) => [
+    name,
+    (values[name] as string | undefined) ?? process.env[option.env] ?? option.default,
+  ]);
   return Object.fromEntries(entries) as Record<Option, string>;
 }
 
 function parsePrices(list: string): Map<string, string> {
   const pairs = list.split(',').map((pair) => pair.trim().split('='));
-  if (pairs.some((pair) => pair.length !== 2 || !/^\w+$/.test(pair[0]!) || !/^price_\w+$/.test(pair[1]!))) fail(`--prices: expected tier=price_id,..., got ${list}`);
+  if (
+    pairs.some(
+      (pair) => pair.length !== 2 || !/^\w+$/.test(pair[0]!) || !/^price_\w+$/.test(pair[1]!),
+    )
+  )
+    fail(`--prices: expected tier=price_id,..., got ${list}`);
   return new Map(pairs as [string, string][]);
 }
 
 function parsePort(text: string): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port: expected a port number, got ${text}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    fail(`--port: expected a port number, got ${text}`);
   return port;
 }
 
 function parseWebhookUrl(text: string): string | null {
   if (text === '') return null;
-  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) fail(`--webhook-url: expected an http(s) URL, got ${text}`);
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol))
+    fail(`--webhook-url: expected an http(s) URL, got ${text}`);
   return text;
 }
 
@@ -76,7 +94,9 @@ const options = readOptions();
 const prices = parsePrices(options.prices);
 const port = parsePort(options.port);
 const webhookUrl = parseWebhookUrl(options['webhook-url']);
-const db = await openDatabase(options.database).catch((error: Error) => fail(`--database: ${error.message}`));
+const db = await openDatabase(options.database).catch((error: Error) =>
+  fail(`--database: ${error.message}`),
+);
 const simulator = await startPaymentsSimulator({
   db,
   host: options.host,
@@ -85,8 +105,12 @@ const simulator = await startPaymentsSimulator({
   webhookUrl: () => webhookUrl,
   webhookSecret: options['webhook-secret'],
   prices,
-  allowedHosts: options['allowed-hosts'].split(',').map((name) => name.trim()).filter((name) => name !== ''),
-  log: (message, fields) => console.log(JSON.stringify({ time: new Date().toISOString(), message, ...fields })),
+  allowedHosts: options['allowed-hosts']
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== ''),
+  log: (message, fields) =>
+    console.log(JSON.stringify({ time: new Date().toISOString(), message, ...fields })),
 });
 console.log(`payments simulator listening on ${simulator.url}
   API:       ${simulator.url}/v1 (key ${options['api-key']})

@@ -32,23 +32,36 @@ export interface Outcome<T> {
   delivered: Promise<void>;
 }
 
-export async function mutate<T>(ctx: SimContext, trigger: Trigger, work: (unit: Unit) => Promise<T>): Promise<Outcome<T>> {
+export async function mutate<T>(
+  ctx: SimContext,
+  trigger: Trigger,
+  work: (unit: Unit) => Promise<T>,
+): Promise<Outcome<T>> {
   const events: EventRef[] = [];
   const value = await ctx.db.transaction(async (tx) => {
     events.length = 0; // a retried transaction starts its event list afresh
     return work({
       docs: new Documents(tx),
       emit: async (type, object, previous) => {
-        events.push(await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs));
+        events.push(
+          await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs),
+        );
       },
     });
   });
-  return { value, events, delivered: events.length > 0 ? ctx.delivery.dispatch(events) : Promise.resolve() };
+  return {
+    value,
+    events,
+    delivered: events.length > 0 ? ctx.delivery.dispatch(events) : Promise.resolve(),
+  };
 }
 
 /** Waits for `promise`, but no longer than `ms`: a person's click waits for the webhooks, briefly. */
 export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  await Promise.race([
+    promise.catch(() => {}),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
   clearTimeout(timer);
 }

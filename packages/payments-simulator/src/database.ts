@@ -20,10 +20,15 @@ async function openPglite(): Promise<OwnDatabase> {
   const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create();
   const client = (target: Pick<typeof pglite, 'query' | 'exec'>): SqlClient => ({
-    query: async <Row>(sql: string, params: SqlParam[] = []) => (await target.query<Row>(sql, params)).rows,
+    query: async <Row>(sql: string, params: SqlParam[] = []) =>
+      (await target.query<Row>(sql, params)).rows,
     exec: async (sql) => void (await target.exec(sql)),
   });
-  return { ...client(pglite), transaction: (work) => pglite.transaction((tx) => work(client(tx))), close: () => pglite.close() };
+  return {
+    ...client(pglite),
+    transaction: (work) => pglite.transaction((tx) => work(client(tx))),
+    close: () => pglite.close(),
+  };
 }
 
 async function openPostgres(url: string): Promise<OwnDatabase> {
@@ -31,7 +36,8 @@ async function openPostgres(url: string): Promise<OwnDatabase> {
   const pool = new Pool({ connectionString: url, max: 4 });
   pool.on('error', () => {}); // an idle connection lost; the pool replaces it
   const client = (target: pg.Pool | pg.PoolClient): SqlClient => ({
-    query: async <Row>(sql: string, params: SqlParam[] = []) => (await target.query(sql, params)).rows as Row[],
+    query: async <Row>(sql: string, params: SqlParam[] = []) =>
+      (await target.query(sql, params)).rows as Row[],
     exec: async (sql) => void (await target.query(sql)),
   });
   return {

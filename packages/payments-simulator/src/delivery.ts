@@ -56,11 +56,14 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     if (closed || at >= timerAt) return;
     if (timer) clearTimeout(timer);
     timerAt = at;
-    timer = setTimeout(() => {
-      timer = null;
-      timerAt = Infinity;
-      run();
-    }, Math.max(0, ms));
+    timer = setTimeout(
+      () => {
+        timer = null;
+        timerAt = Infinity;
+        run();
+      },
+      Math.max(0, ms),
+    );
     timer.unref();
   }
 
@@ -69,12 +72,18 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     // database (a misconfiguration) cannot send it at the same time.
     if (fromScan) {
       const now = Date.now();
-      const taken = await db.query('UPDATE sim_events SET next_attempt_at = $3 WHERE id = $1 AND delivered_at IS NULL AND next_attempt_at <= $2 RETURNING id', [id, now, now + LEASE_MS]);
+      const taken = await db.query(
+        'UPDATE sim_events SET next_attempt_at = $3 WHERE id = $1 AND delivered_at IS NULL AND next_attempt_at <= $2 RETURNING id',
+        [id, now, now + LEASE_MS],
+      );
       if (taken.length === 0) return;
     }
     const url = options.webhookUrl();
     if (url === null) {
-      await db.query('UPDATE sim_events SET next_attempt_at = LEAST(next_attempt_at, $2) WHERE id = $1 AND delivered_at IS NULL', [id, Date.now()]);
+      await db.query(
+        'UPDATE sim_events SET next_attempt_at = LEAST(next_attempt_at, $2) WHERE id = $1 AND delivered_at IS NULL',
+        [id, Date.now()],
+      );
       schedule(pollMs);
       return;
     }
@@ -83,18 +92,40 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       [id],
     );
     if (!row) return;
-    const result = await postEvent(url, row.data, options.secret, AbortSignal.any([stopping.signal, AbortSignal.timeout(timeoutMs)]));
+    const result = await postEvent(
+      url,
+      row.data,
+      options.secret,
+      AbortSignal.any([stopping.signal, AbortSignal.timeout(timeoutMs)]),
+    );
     if (result === null || closed) return; // cut off by close(): not an attempt; it is sent again after a restart
     const attempts = row.attempts + 1;
     if (result.ok) {
-      await db.query('UPDATE sim_events SET delivered_at = $2, attempts = $3, next_attempt_at = NULL, last_response = $4 WHERE id = $1', [id, Date.now(), attempts, result.detail]);
-      log('payments simulator: webhook delivered', { event: id, type: row.type, attempt: attempts, response: result.detail });
+      await db.query(
+        'UPDATE sim_events SET delivered_at = $2, attempts = $3, next_attempt_at = NULL, last_response = $4 WHERE id = $1',
+        [id, Date.now(), attempts, result.detail],
+      );
+      log('payments simulator: webhook delivered', {
+        event: id,
+        type: row.type,
+        attempt: attempts,
+        response: result.detail,
+      });
       return;
     }
     const delay = delays[Math.min(attempts - 1, delays.length - 1)]!;
     const giveUp = Date.now() + delay - row.created * 1000 > GIVE_UP_AFTER_MS;
-    await db.query('UPDATE sim_events SET attempts = $2, next_attempt_at = $3, last_response = $4 WHERE id = $1', [id, attempts, giveUp ? null : Date.now() + delay, result.detail]);
-    log(`payments simulator: webhook delivery failed${giveUp ? ', giving up' : ''}`, { event: id, type: row.type, attempt: attempts, response: result.detail, retryInMs: giveUp ? null : delay });
+    await db.query(
+      'UPDATE sim_events SET attempts = $2, next_attempt_at = $3, last_response = $4 WHERE id = $1',
+      [id, attempts, giveUp ? null : Date.now() + delay, result.detail],
+    );
+    log(`payments simulator: webhook delivery failed${giveUp ? ', giving up' : ''}`, {
+      event: id,
+      type: row.type,
+      attempt: attempts,
+      response: result.detail,
+      retryInMs: giveUp ? null : delay,
+    });
     if (!giveUp) schedule(delay);
   }
 
@@ -103,7 +134,9 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     const running = inFlight.get(id);
     if (running) return running;
     const work = attempt(id, fromScan)
-      .catch((error: unknown) => log('payments simulator: webhook delivery error', { event: id, error: String(error) }))
+      .catch((error: unknown) =>
+        log('payments simulator: webhook delivery error', { event: id, error: String(error) }),
+      )
       .finally(() => inFlight.delete(id));
     inFlight.set(id, work);
     return work;
@@ -111,17 +144,24 @@ export function createDelivery(options: DeliveryOptions): Delivery {
 
   async function tick(): Promise<void> {
     if (options.webhookUrl() === null) {
-      const pending = await db.query('SELECT 1 FROM sim_events WHERE delivered_at IS NULL AND next_attempt_at IS NOT NULL LIMIT 1');
+      const pending = await db.query(
+        'SELECT 1 FROM sim_events WHERE delivered_at IS NULL AND next_attempt_at IS NOT NULL LIMIT 1',
+      );
       if (pending.length > 0) schedule(pollMs);
       return;
     }
-    const due = await db.query<{ id: string }>('SELECT id FROM sim_events WHERE delivered_at IS NULL AND next_attempt_at <= $1 ORDER BY seq LIMIT $2', [Date.now(), BATCH]);
+    const due = await db.query<{ id: string }>(
+      'SELECT id FROM sim_events WHERE delivered_at IS NULL AND next_attempt_at <= $1 ORDER BY seq LIMIT $2',
+      [Date.now(), BATCH],
+    );
     for (const { id } of due) {
       if (closed) return;
       await claim(id, true);
     }
     if (due.length === BATCH) return schedule(0);
-    const [next] = await db.query<{ at: number | null }>('SELECT min(next_attempt_at)::float8 AS at FROM sim_events WHERE delivered_at IS NULL');
+    const [next] = await db.query<{ at: number | null }>(
+      'SELECT min(next_attempt_at)::float8 AS at FROM sim_events WHERE delivered_at IS NULL',
+    );
     if (next?.at != null) schedule(next.at - Date.now());
   }
 
@@ -132,7 +172,9 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       return;
     }
     ticking = tick()
-      .catch((error: unknown) => log('payments simulator: delivery scan failed', { error: String(error) }))
+      .catch((error: unknown) =>
+        log('payments simulator: delivery scan failed', { error: String(error) }),
+      )
       .finally(() => {
         ticking = null;
         if (tickAgain) {
@@ -151,14 +193,23 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       }
     },
     async resend(eventId) {
-      await db.query('UPDATE sim_events SET delivered_at = NULL, next_attempt_at = $2 WHERE id = $1', [eventId, Date.now()]);
+      await db.query(
+        'UPDATE sim_events SET delivered_at = NULL, next_attempt_at = $2 WHERE id = $1',
+        [eventId, Date.now()],
+      );
       await claim(eventId);
-      const [row] = await db.query<{ last_response: string | null }>('SELECT last_response FROM sim_events WHERE id = $1', [eventId]);
+      const [row] = await db.query<{ last_response: string | null }>(
+        'SELECT last_response FROM sim_events WHERE id = $1',
+        [eventId],
+      );
       return row?.last_response ?? null;
     },
     async start() {
       // Whatever is pending (never sent because the process stopped, or waiting for a retry) goes out now.
-      await db.query('UPDATE sim_events SET next_attempt_at = $1 WHERE delivered_at IS NULL AND next_attempt_at > $1', [Date.now()]);
+      await db.query(
+        'UPDATE sim_events SET next_attempt_at = $1 WHERE delivered_at IS NULL AND next_attempt_at > $1',
+        [Date.now()],
+      );
       run();
     },
     async close() {

@@ -39,11 +39,20 @@ export const invalidParam = (message: string, param?: string, code?: string): St
 
 /** An unknown object: 404 when named by the URL, 400 naming the parameter when named by one. */
 export const noSuch = (kind: string, id: string, param?: string): StripeApiError =>
-  new StripeApiError(param === undefined ? 404 : 400, `No such ${kind}: '${id}'`, { param, code: 'resource_missing' });
+  new StripeApiError(param === undefined ? 404 : 400, `No such ${kind}: '${id}'`, {
+    param,
+    code: 'resource_missing',
+  });
 
-export function registerStripeErrors(app: FastifyInstance, log: (message: string, fields?: object) => void): void {
+export function registerStripeErrors(
+  app: FastifyInstance,
+  log: (message: string, fields?: object) => void,
+): void {
   app.setNotFoundHandler((request, reply) => {
-    const error = new StripeApiError(404, `Unrecognized request URL (${request.method}: ${request.url.split('?')[0]}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`);
+    const error = new StripeApiError(
+      404,
+      `Unrecognized request URL (${request.method}: ${request.url.split('?')[0]}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+    );
     return reply.status(404).send(error.body());
   });
   app.setErrorHandler((raw: FastifyError | StripeApiError, request, reply) => {
@@ -51,14 +60,28 @@ export function registerStripeErrors(app: FastifyInstance, log: (message: string
     if (raw instanceof StripeApiError) {
       error = raw;
     } else if (raw.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      error = invalidParam(`Invalid request: unsupported Content-Type ${request.headers['content-type'] ?? ''}. Send application/x-www-form-urlencoded.`);
-    } else if (typeof raw.statusCode === 'number' && raw.statusCode >= 400 && raw.statusCode < 500) {
-      error = new StripeApiError(raw.statusCode === 413 ? 413 : 400, `Invalid request: ${raw.message}`);
+      error = invalidParam(
+        `Invalid request: unsupported Content-Type ${request.headers['content-type'] ?? ''}. Send application/x-www-form-urlencoded.`,
+      );
+    } else if (
+      typeof raw.statusCode === 'number' &&
+      raw.statusCode >= 400 &&
+      raw.statusCode < 500
+    ) {
+      error = new StripeApiError(
+        raw.statusCode === 413 ? 413 : 400,
+        `Invalid request: ${raw.message}`,
+      );
     } else {
-      log('payments simulator: unexpected error', { method: request.method, url: request.url, error: String(raw?.stack ?? raw) });
+      log('payments simulator: unexpected error', {
+        method: request.method,
+        url: request.url,
+        error: String(raw?.stack ?? raw),
+      });
       error = new StripeApiError(500, 'An unknown error occurred', { type: 'api_error' });
     }
-    for (const [name, value] of Object.entries(error.options.headers ?? {})) reply.header(name, value);
+    for (const [name, value] of Object.entries(error.options.headers ?? {}))
+      reply.header(name, value);
     return reply.status(error.status).send(error.body());
   });
 }

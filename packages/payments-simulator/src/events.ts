@@ -33,7 +33,10 @@ export interface EventRef {
 }
 
 /** Old values of the top-level fields that differ, or undefined when nothing changed. */
-export function previousAttributes(before: object, after: object): Record<string, unknown> | undefined {
+export function previousAttributes(
+  before: object,
+  after: object,
+): Record<string, unknown> | undefined {
   const old = before as Record<string, unknown>;
   const changed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(after as Record<string, unknown>)) {
@@ -51,7 +54,10 @@ export interface NewEvent {
 }
 
 /** An event as Stripe shapes it; `created` is given so a benchmark can build a backlog of past events. */
-export function buildEvent({ type, object, trigger, previous }: NewEvent, created: number): SimEvent {
+export function buildEvent(
+  { type, object, trigger, previous }: NewEvent,
+  created: number,
+): SimEvent {
   return {
     id: newId('evt_'),
     object: 'event',
@@ -69,15 +75,16 @@ export function buildEvent({ type, object, trigger, previous }: NewEvent, create
  * Records an event for delivery. `leaseMs` keeps the retry timer off it while the code that
  * emitted it delivers it right after the commit; if the process dies first, the timer takes over.
  */
-export async function insertEvent(tx: SqlClient, newEvent: NewEvent, leaseMs: number): Promise<EventRef> {
+export async function insertEvent(
+  tx: SqlClient,
+  newEvent: NewEvent,
+  leaseMs: number,
+): Promise<EventRef> {
   const event = buildEvent(newEvent, nowSeconds());
-  await tx.query('INSERT INTO sim_events (id, type, created, data, next_attempt_at) VALUES ($1, $2, $3, $4, $5)', [
-    event.id,
-    event.type,
-    event.created,
-    JSON.stringify(event),
-    Date.now() + leaseMs,
-  ]);
+  await tx.query(
+    'INSERT INTO sim_events (id, type, created, data, next_attempt_at) VALUES ($1, $2, $3, $4, $5)',
+    [event.id, event.type, event.created, JSON.stringify(event), Date.now() + leaseMs],
+  );
   return { id: event.id, type: event.type };
 }
 

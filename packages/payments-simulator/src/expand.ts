@@ -27,15 +27,24 @@ export class Expander {
     const type = PREFIXES.find(([prefix]) => id.startsWith(prefix))?.[1];
     const found = type === undefined ? null : await this.docs.get<object>(type, id);
     if (found === null) throw invalidParam(`This property cannot be expanded (${path}).`, 'expand');
-    return type === 'checkout.session' ? presentSession(found.data as Stripe.Checkout.Session, this.baseUrl()) : found.data;
+    return type === 'checkout.session'
+      ? presentSession(found.data as Stripe.Checkout.Session, this.baseUrl())
+      : found.data;
   }
 
   private async step(target: Target, segments: string[], path: string): Promise<void> {
     const [key, ...rest] = segments as [string, ...string[]];
     let value = target[key];
     if (key === 'line_items' && target.object === 'checkout.session') {
-      const stored = await this.docs.get<Stripe.Checkout.Session>('checkout.session', target.id as string);
-      value = target[key] = await lineItemsOf(this.docs, target.id as string, stored!.extra as unknown as SessionExtra);
+      const stored = await this.docs.get<Stripe.Checkout.Session>(
+        'checkout.session',
+        target.id as string,
+      );
+      value = target[key] = await lineItemsOf(
+        this.docs,
+        target.id as string,
+        stored!.extra as unknown as SessionExtra,
+      );
     } else if (typeof value === 'string') {
       value = target[key] = await this.load(value, path);
     } else if (value === undefined) {

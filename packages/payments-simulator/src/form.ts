@@ -32,12 +32,14 @@ function place(root: Node, segments: string[], value: string, key: string): void
     const last = index === segments.length - 1;
     const name = raw === '' ? String(Object.keys(node).length) : raw;
     if (last) {
-      if (typeof node[name] === 'object') throw invalidParam(`Invalid hash: ${key} is given both as a value and as a hash.`, key);
+      if (typeof node[name] === 'object')
+        throw invalidParam(`Invalid hash: ${key} is given both as a value and as a hash.`, key);
       node[name] = value;
       return;
     }
     const next = node[name];
-    if (typeof next === 'string') throw invalidParam(`Invalid hash: ${key} is given both as a value and as a hash.`, key);
+    if (typeof next === 'string')
+      throw invalidParam(`Invalid hash: ${key} is given both as a value and as a hash.`, key);
     node = next ?? (node[name] = Object.create(null) as Node);
   });
 }
@@ -66,5 +68,7 @@ export function decodeForm(text: string): FormObject {
     place(root, segmentsOf(key), value, key);
   }
   const decoded = finish(root);
-  return Array.isArray(decoded) ? Object.assign(Object.create(null) as FormObject, decoded) : decoded;
+  return Array.isArray(decoded)
+    ? Object.assign(Object.create(null) as FormObject, decoded)
+    : decoded;
 }

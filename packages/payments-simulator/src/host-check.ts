@@ -16,6 +16,14 @@ export function onlyNamesOfThisMachine(allowedHosts: readonly string[]) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const name = hostname(request.headers.host);
     if (isIP(name) !== 0 || allowed.has(name)) return;
-    return reply.status(421).header('connection', 'close').send({ error: { type: 'invalid_request_error', message: `Misdirected request: this simulator answers to its own names, not ${JSON.stringify(name.slice(0, 100))} (see allowedHosts)` } });
+    return reply
+      .status(421)
+      .header('connection', 'close')
+      .send({
+        error: {
+          type: 'invalid_request_error',
+          message: `Misdirected request: this simulator answers to its own names, not ${JSON.stringify(name.slice(0, 100))} (see allowedHosts)`,
+        },
+      });
   };
 }

@@ -15,11 +15,14 @@ const ABANDONED_MS = 60_000;
 function canonical(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
+  const entries = Object.keys(value)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
   return `{${entries.join(',')}}`;
 }
 
-const idempotencyError = (status: number, message: string, headers?: Record<string, string>) => new StripeApiError(status, message, { type: 'idempotency_error', headers });
+const idempotencyError = (status: number, message: string, headers?: Record<string, string>) =>
+  new StripeApiError(status, message, { type: 'idempotency_error', headers });
 
 export function registerIdempotency(app: FastifyInstance, db: SqlClient): void {
   const claimed = new WeakMap<FastifyRequest, string>();
@@ -27,11 +30,17 @@ export function registerIdempotency(app: FastifyInstance, db: SqlClient): void {
   app.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || typeof key !== 'string' || key === '') return;
-    if (key.length > 255) throw invalidParam('Idempotency-Key must be at most 255 characters long.');
+    if (key.length > 255)
+      throw invalidParam('Idempotency-Key must be at most 255 characters long.');
     const path = request.url.split('?')[0]!;
-    const fingerprint = createHash('sha256').update(canonical(request.body ?? {})).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(canonical(request.body ?? {}))
+      .digest('hex');
     const now = Date.now();
-    await db.query("DELETE FROM sim_idempotency WHERE key = $1 AND (created_at < $2 OR (state = 'in_progress' AND created_at < $3))", [key, now - KEEP_MS, now - ABANDONED_MS]);
+    await db.query(
+      "DELETE FROM sim_idempotency WHERE key = $1 AND (created_at < $2 OR (state = 'in_progress' AND created_at < $3))",
+      [key, now - KEEP_MS, now - ABANDONED_MS],
+    );
     const inserted = await db.query(
       "INSERT INTO sim_idempotency (key, method, path, fingerprint, state, request_id, created_at) VALUES ($1, $2, $3, $4, 'in_progress', $5, $6) ON CONFLICT (key) DO NOTHING RETURNING key",
       [key, request.method, path, fingerprint, request.id, now],
@@ -41,19 +50,34 @@ export function registerIdempotency(app: FastifyInstance, db: SqlClient): void {
       claimed.set(request, key);
       return;
     }
-    const [row] = await db.query<{ method: string; path: string; fingerprint: string; state: string; status: number; body: string; request_id: string }>(
+    const [row] = await db.query<{
+      method: string;
+      path: string;
+      fingerprint: string;
+      state: string;
+      status: number;
+      body: string;
+      request_id: string;
+    }>(
       'SELECT method, path, fingerprint, state, status, body, request_id FROM sim_idempotency WHERE key = $1',
       [key],
     );
     const retryLater = `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`;
     if (!row) throw idempotencyError(409, retryLater, { 'stripe-should-retry': 'true' });
     if (row.method !== request.method || row.path !== path) {
-      throw idempotencyError(400, `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${row.method} ${row.path}' vs '${request.method} ${path}'). Try using a key other than '${key}' if you meant to execute a different request.`);
+      throw idempotencyError(
+        400,
+        `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${row.method} ${row.path}' vs '${request.method} ${path}'). Try using a key other than '${key}' if you meant to execute a different request.`,
+      );
     }
     if (row.fingerprint !== fingerprint) {
-      throw idempotencyError(400, `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`);
+      throw idempotencyError(
+        400,
+        `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+      );
     }
-    if (row.state !== 'done') throw idempotencyError(409, retryLater, { 'stripe-should-retry': 'true' });
+    if (row.state !== 'done')
+      throw idempotencyError(409, retryLater, { 'stripe-should-retry': 'true' });
     reply.header('idempotent-replayed', 'true').header('original-request', row.request_id);
     return reply.status(row.status).type('application/json').send(row.body);
   });
@@ -63,7 +87,10 @@ export function registerIdempotency(app: FastifyInstance, db: SqlClient): void {
     if (key === undefined) return payload;
     claimed.delete(request);
     if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
-      await db.query("UPDATE sim_idempotency SET state = 'done', status = $2, body = $3 WHERE key = $1", [key, reply.statusCode, payload]);
+      await db.query(
+        "UPDATE sim_idempotency SET state = 'done', status = $2, body = $3 WHERE key = $1",
+        [key, reply.statusCode, payload],
+      );
     } else {
       await db.query("DELETE FROM sim_idempotency WHERE key = $1 AND state = 'in_progress'", [key]);
     }

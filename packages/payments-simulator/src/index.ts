@@ -45,7 +45,9 @@ export interface PaymentsSimulator {
 
 const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
 
-export async function startPaymentsSimulator(options: PaymentsSimulatorOptions): Promise<PaymentsSimulator> {
+export async function startPaymentsSimulator(
+  options: PaymentsSimulatorOptions,
+): Promise<PaymentsSimulator> {
   const log = options.log ?? (() => {});
   await ensureSchema(options.db);
   const docs = new Documents(options.db);
@@ -57,11 +59,23 @@ export async function startPaymentsSimulator(options: PaymentsSimulatorOptions):
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     log,
   });
-  const ctx: SimContext = { db: options.db, docs, apiKey: options.apiKey, delivery, log, baseUrl: '', webhookUrl: options.webhookUrl, notices: new NoticeBoard() };
+  const ctx: SimContext = {
+    db: options.db,
+    docs,
+    apiKey: options.apiKey,
+    delivery,
+    log,
+    baseUrl: '',
+    webhookUrl: options.webhookUrl,
+    notices: new NoticeBoard(),
+  };
   const app = await buildSimulatorServer(ctx, options.allowedHosts);
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
-  ctx.baseUrl = localOrigin(options.host, typeof address === 'object' && address !== null ? address.port : options.port);
+  ctx.baseUrl = localOrigin(
+    options.host,
+    typeof address === 'object' && address !== null ? address.port : options.port,
+  );
   await delivery.start();
   log('payments simulator listening', { url: ctx.baseUrl });
   let closing: Promise<void> | null = null;

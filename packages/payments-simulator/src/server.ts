@@ -23,16 +23,23 @@ import { checkoutPageRoutes } from './pages/checkout-page.ts';
 import { dashboardRoutes } from './pages/dashboard.ts';
 import { portalPageRoutes } from './pages/portal-page.ts';
 
-export async function buildSimulatorServer(ctx: SimContext, allowedHosts: readonly string[] = []): Promise<FastifyInstance> {
+export async function buildSimulatorServer(
+  ctx: SimContext,
+  allowedHosts: readonly string[] = [],
+): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 256 * 1024, genReqId: () => newId('req_', 14) });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, decodeForm(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      try {
+        done(null, decodeForm(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
   registerStripeErrors(app, ctx.log);
   app.addHook('onRequest', onlyNamesOfThisMachine(allowedHosts));
   app.addHook('onRequest', async (request, reply) => {
@@ -46,11 +53,21 @@ export async function buildSimulatorServer(ctx: SimContext, allowedHosts: readon
       api.addHook('onRequest', async (request, reply) => {
         await checkKey(request);
         const version = request.headers['stripe-version'];
-        reply.header('stripe-version', typeof version === 'string' ? version : API_VERSION).header('cache-control', 'no-cache, no-store');
+        reply
+          .header('stripe-version', typeof version === 'string' ? version : API_VERSION)
+          .header('cache-control', 'no-cache, no-store');
       });
       calls.register(api);
       registerIdempotency(api, ctx.db);
-      for (const routes of [customerRoutes, checkoutSessionRoutes, subscriptionRoutes, eventRoutes, catalogRoutes, billingPortalRoutes]) await api.register(routes(ctx));
+      for (const routes of [
+        customerRoutes,
+        checkoutSessionRoutes,
+        subscriptionRoutes,
+        eventRoutes,
+        catalogRoutes,
+        billingPortalRoutes,
+      ])
+        await api.register(routes(ctx));
     },
     { prefix: '/v1' },
   );

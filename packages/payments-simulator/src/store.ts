@@ -3,7 +3,15 @@
 import type { SqlClient, SqlParam } from './sql-client.ts';
 import { invalidParam, noSuch } from './errors.ts';
 
-export type SimType = 'customer' | 'product' | 'price' | 'checkout.session' | 'subscription' | 'invoice' | 'billing_portal.session' | 'payment_method';
+export type SimType =
+  | 'customer'
+  | 'product'
+  | 'price'
+  | 'checkout.session'
+  | 'subscription'
+  | 'invoice'
+  | 'billing_portal.session'
+  | 'payment_method';
 export type Extra = Record<string, unknown>;
 export interface Stored<T> {
   data: T;
@@ -11,7 +19,8 @@ export interface Stored<T> {
 }
 
 type Doc = { id: string; created: number } & Record<string, unknown>;
-const field = (doc: Doc, name: string): string | null => (typeof doc[name] === 'string' ? (doc[name] as string) : null);
+const field = (doc: Doc, name: string): string | null =>
+  typeof doc[name] === 'string' ? (doc[name] as string) : null;
 
 // Columns the lists filter on: the customer, the status, and one reference per type.
 function indexOf(type: SimType, doc: Doc): [string | null, string | null, string | null] {
@@ -26,7 +35,11 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
       return [field(doc, 'customer'), field(doc, 'status'), null];
     case 'invoice': {
       const parent = doc.parent as { subscription_details?: { subscription?: string } } | null;
-      return [field(doc, 'customer'), field(doc, 'status'), parent?.subscription_details?.subscription ?? null];
+      return [
+        field(doc, 'customer'),
+        field(doc, 'status'),
+        parent?.subscription_details?.subscription ?? null,
+      ];
     }
     case 'price':
       return [null, doc.active === false ? 'inactive' : 'active', field(doc, 'product')];
@@ -65,18 +78,26 @@ export interface PagedQuery {
   params: SqlParam[];
 }
 
-export async function pageOf<Row>(db: SqlClient, { table, columns, where, params }: PagedQuery, page: Page): Promise<PageRows<Row>> {
+export async function pageOf<Row>(
+  db: SqlClient,
+  { table, columns, where, params }: PagedQuery,
+  page: Page,
+): Promise<PageRows<Row>> {
   const conditions = [...where];
   const values = [...params];
   const cursor = page.startingAfter ?? page.endingBefore;
   if (cursor !== undefined) {
     const found = await db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [cursor]);
     const param = page.startingAfter !== undefined ? 'starting_after' : 'ending_before';
-    if (found.length === 0) throw invalidParam(`No such object: '${cursor}'`, param, 'resource_missing');
+    if (found.length === 0)
+      throw invalidParam(`No such object: '${cursor}'`, param, 'resource_missing');
     values.push(cursor);
-    conditions.push(`seq ${page.startingAfter !== undefined ? '<' : '>'} (SELECT seq FROM ${table} WHERE id = $${values.length})`);
+    conditions.push(
+      `seq ${page.startingAfter !== undefined ? '<' : '>'} (SELECT seq FROM ${table} WHERE id = $${values.length})`,
+    );
   }
-  const order = page.startingAfter === undefined && page.endingBefore !== undefined ? 'ASC' : 'DESC';
+  const order =
+    page.startingAfter === undefined && page.endingBefore !== undefined ? 'ASC' : 'DESC';
   const sql = `SELECT ${columns} FROM ${table} ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY seq ${order} LIMIT ${page.limit + 1}`;
   const rows = await db.query<Row>(sql, values);
   const hasMore = rows.length > page.limit;
@@ -88,7 +109,11 @@ export async function pageOf<Row>(db: SqlClient, { table, columns, where, params
 export class Documents {
   constructor(private readonly db: SqlClient) {}
 
-  async get<T>(type: SimType, id: string, options: { lock?: boolean } = {}): Promise<Stored<T> | null> {
+  async get<T>(
+    type: SimType,
+    id: string,
+    options: { lock?: boolean } = {},
+  ): Promise<Stored<T> | null> {
     const [row] = await this.db.query<{ data: string; extra: string }>(
       `SELECT data, extra FROM sim_objects WHERE id = $1 AND type = $2${options.lock ? ' FOR UPDATE' : ''}`,
       [id, type],
@@ -97,7 +122,11 @@ export class Documents {
   }
 
   /** Like get, but an unknown id is Stripe's "No such <kind>" (404, or 400 naming `param`). */
-  async require<T>(type: SimType, id: string, options: { lock?: boolean; param?: string } = {}): Promise<Stored<T>> {
+  async require<T>(
+    type: SimType,
+    id: string,
+    options: { lock?: boolean; param?: string } = {},
+  ): Promise<Stored<T>> {
     const found = await this.get<T>(type, id, options);
     if (found === null) throw noSuch(type, id, options.param);
     return found;
@@ -111,17 +140,41 @@ export class Documents {
       `INSERT INTO sim_objects (id, type, customer, status, ref, created, data, extra)
        VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, '{}'))
        ON CONFLICT (id) DO UPDATE SET customer = $3, status = $4, ref = $5, data = $7, extra = COALESCE($8, sim_objects.extra)`,
-      [data.id, type, customer, status, ref, data.created, JSON.stringify(data), extra === undefined ? null : JSON.stringify(extra)],
+      [
+        data.id,
+        type,
+        customer,
+        status,
+        ref,
+        data.created,
+        JSON.stringify(data),
+        extra === undefined ? null : JSON.stringify(extra),
+      ],
     );
   }
 
-  async list<T>(type: SimType, filter: Filter, page: Page): Promise<{ data: Stored<T>[]; hasMore: boolean }> {
+  async list<T>(
+    type: SimType,
+    filter: Filter,
+    page: Page,
+  ): Promise<{ data: Stored<T>[]; hasMore: boolean }> {
     const where = ['type = $1'];
     const params: SqlParam[] = [type];
     if (filter.customer !== undefined) where.push(`customer = $${params.push(filter.customer)}`);
     if (filter.ref !== undefined) where.push(`ref = $${params.push(filter.ref)}`);
-    if (filter.status !== undefined) where.push(`status = ANY($${params.push([...filter.status])})`);
-    const { rows, hasMore } = await pageOf<{ data: string; extra: string }>(this.db, { table: 'sim_objects', columns: 'data, extra', where, params }, page);
-    return { data: rows.map((row) => ({ data: JSON.parse(row.data) as T, extra: JSON.parse(row.extra) as Extra })), hasMore };
+    if (filter.status !== undefined)
+      where.push(`status = ANY($${params.push([...filter.status])})`);
+    const { rows, hasMore } = await pageOf<{ data: string; extra: string }>(
+      this.db,
+      { table: 'sim_objects', columns: 'data, extra', where, params },
+      page,
+    );
+    return {
+      data: rows.map((row) => ({
+        data: JSON.parse(row.data) as T,
+        extra: JSON.parse(row.extra) as Extra,
+      })),
+      hasMore,
+    };
   }
 }

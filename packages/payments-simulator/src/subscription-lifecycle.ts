@@ -20,14 +20,18 @@ export interface Changed {
 }
 
 export const ENDED = ['canceled', 'incomplete_expired'];
-const customerOf = (subscription: Subscription): string => (typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id);
+const customerOf = (subscription: Subscription): string =>
+  typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
 
 export async function locked(unit: Unit, id: string): Promise<Subscription> {
   return (await unit.docs.require<Subscription>('subscription', id, { lock: true })).data;
 }
 
 function refuseEnded(subscription: Subscription, action: string): void {
-  if (ENDED.includes(subscription.status)) throw invalidParam(`Subscription ${subscription.id} is ${subscription.status}; it cannot be ${action}.`);
+  if (ENDED.includes(subscription.status))
+    throw invalidParam(
+      `Subscription ${subscription.id} is ${subscription.status}; it cannot be ${action}.`,
+    );
 }
 
 /** Stores the change and emits customer.subscription.updated when anything differs. */
@@ -39,11 +43,25 @@ export async function update(unit: Unit, before: Subscription, after: Subscripti
 }
 
 /** The next period's invoice, numbered in the customer's sequence. */
-async function invoiceFor(unit: Unit, subscription: Subscription, paid: boolean, at: number): Promise<Stripe.Invoice> {
-  const customer = (await unit.docs.require<Stripe.Customer>('customer', customerOf(subscription), { lock: true })).data;
+async function invoiceFor(
+  unit: Unit,
+  subscription: Subscription,
+  paid: boolean,
+  at: number,
+): Promise<Stripe.Invoice> {
+  const customer = (
+    await unit.docs.require<Stripe.Customer>('customer', customerOf(subscription), { lock: true })
+  ).data;
   const taken = takeInvoiceNumber(customer);
   await unit.docs.save('customer', taken.customer);
-  const invoice = buildInvoice({ subscription, customer: taken.customer, reason: 'subscription_cycle', paid, at, number: taken.number });
+  const invoice = buildInvoice({
+    subscription,
+    customer: taken.customer,
+    reason: 'subscription_cycle',
+    paid,
+    at,
+    number: taken.number,
+  });
   await unit.docs.save('invoice', invoice);
   return invoice;
 }
@@ -54,7 +72,11 @@ function nextPeriod(subscription: Subscription): Subscription {
 }
 
 async function endAtPeriodEnd(unit: Unit, subscription: Subscription): Promise<Changed> {
-  const ended: Subscription = { ...subscription, status: 'canceled', ended_at: itemOf(subscription).current_period_end };
+  const ended: Subscription = {
+    ...subscription,
+    status: 'canceled',
+    ended_at: itemOf(subscription).current_period_end,
+  };
   await unit.docs.save('subscription', ended);
   await unit.emit('customer.subscription.deleted', ended);
   return { subscription: ended, invoice: null };
@@ -68,7 +90,10 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
     const at = nowSeconds();
     let invoice: Stripe.Invoice;
     let after: Subscription;
-    const open = before.status === 'past_due' && typeof before.latest_invoice === 'string' ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true }) : null;
+    const open =
+      before.status === 'past_due' && typeof before.latest_invoice === 'string'
+        ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true })
+        : null;
     if (open !== null && open.data.status === 'open') {
       invoice = markPaid(open.data, at); // the retry of the failed payment succeeds
       await unit.docs.save('invoice', invoice);
@@ -84,16 +109,30 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
   });
 }
 
-export function failRenewal(ctx: SimContext, id: string, trigger: Trigger): Promise<Outcome<Changed>> {
+export function failRenewal(
+  ctx: SimContext,
+  id: string,
+  trigger: Trigger,
+): Promise<Outcome<Changed>> {
   return mutate(ctx, trigger, async (unit) => {
     const before = await locked(unit, id);
     refuseEnded(before, 'charged');
-    if (before.cancel_at_period_end) throw invalidParam(`Subscription ${id} is set to cancel at the end of its period; it will not renew.`);
+    if (before.cancel_at_period_end)
+      throw invalidParam(
+        `Subscription ${id} is set to cancel at the end of its period; it will not renew.`,
+      );
     const at = nowSeconds();
-    const open = before.status === 'past_due' && typeof before.latest_invoice === 'string' ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true }) : null;
+    const open =
+      before.status === 'past_due' && typeof before.latest_invoice === 'string'
+        ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true })
+        : null;
     if (open !== null && open.data.status === 'open') {
       // Another failed retry of the same invoice; the subscription itself does not change.
-      const invoice: Stripe.Invoice = { ...open.data, attempt_count: open.data.attempt_count + 1, next_payment_attempt: at + 3 * 86_400 };
+      const invoice: Stripe.Invoice = {
+        ...open.data,
+        attempt_count: open.data.attempt_count + 1,
+        next_payment_attempt: at + 3 * 86_400,
+      };
       await unit.docs.save('invoice', invoice);
       await unit.emit('invoice.payment_failed', invoice);
       return { subscription: before, invoice };

@@ -2,7 +2,8 @@
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
-const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+const daysInMonth = (year: number, month: number): number =>
+  new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
 
 /**
  * The end of the monthly period that starts at `start`, keeping the anchor's day of the month
@@ -14,5 +15,7 @@ export function addMonth(start: number, anchor: number = start): number {
   const year = from.getUTCFullYear() + (from.getUTCMonth() === 11 ? 1 : 0);
   const month = (from.getUTCMonth() + 1) % 12;
   const date = Math.min(day.getUTCDate(), daysInMonth(year, month));
-  return Date.UTC(year, month, date, day.getUTCHours(), day.getUTCMinutes(), day.getUTCSeconds()) / 1000;
+  return (
+    Date.UTC(year, month, date, day.getUTCHours(), day.getUTCMinutes(), day.getUTCSeconds()) / 1000
+  );
 }

@@ -3,7 +3,11 @@
 // Only a 2xx counts; a redirect is not followed and counts as a failure, as with Stripe.
 import { createHmac } from 'node:crypto';
 
-export function signatureHeader(body: string, secret: string, timestamp = Math.floor(Date.now() / 1000)): string {
+export function signatureHeader(
+  body: string,
+  secret: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): string {
   const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   return `t=${timestamp},v1=${signature}`;
 }
@@ -15,21 +19,36 @@ export interface PostResult {
 }
 
 /** POSTs the event JSON; null when `signal` was aborted by the caller (not by its timeout). */
-export async function postEvent(url: string, body: string, secret: string, signal: AbortSignal): Promise<PostResult | null> {
+export async function postEvent(
+  url: string,
+  body: string,
+  secret: string,
+  signal: AbortSignal,
+): Promise<PostResult | null> {
   try {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signatureHeader(body, secret), 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': signatureHeader(body, secret),
+        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      },
       body,
       redirect: 'manual',
       signal,
     });
     const text = (await response.text()).slice(0, 300);
-    return { ok: response.status >= 200 && response.status < 300, detail: `${response.status} ${text}`.trim() };
+    return {
+      ok: response.status >= 200 && response.status < 300,
+      detail: `${response.status} ${text}`.trim(),
+    };
   } catch (error) {
     const name = (error as Error).name;
     if (name === 'AbortError') return null;
     if (name === 'TimeoutError') return { ok: false, detail: 'no answer within the timeout' };
-    return { ok: false, detail: (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message };
+    return {
+      ok: false,
+      detail: (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message,
+    };
   }
 }

@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
 import type { PaymentsSimulator } from '../src/index.ts';
-import { databaseLabel, openCheckout, openTestDb, pay, sdk, SECRET, startReceiver, startSimulator, startStack, type Receiver, type SimulatorStack } from './harness.ts';
+import {
+  databaseLabel,
+  openCheckout,
+  openTestDb,
+  pay,
+  sdk,
+  SECRET,
+  startReceiver,
+  startSimulator,
+  startStack,
+  type Receiver,
+  type SimulatorStack,
+} from './harness.ts';
 
 describe(`hosted checkout page (${databaseLabel})`, () => {
   let stack: SimulatorStack;
@@ -44,11 +56,17 @@ describe(`hosted checkout page (${databaseLabel})`, () => {
     const before = receiver.events.length;
     const response = await pay(simulator, session.id);
     assert.equal(response.status, 303);
-    assert.equal(response.headers.get('location'), `https://app.example.test/billing/success?session_id=${session.id}`);
+    assert.equal(
+      response.headers.get('location'),
+      `https://app.example.test/billing/success?session_id=${session.id}`,
+    );
 
     await receiver.waitFor(before + 3);
     const events = receiver.events.slice(before);
-    assert.deepEqual(events.map((e) => e.type), ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid'],
+    );
     assert.deepEqual(receiver.rejected, []);
     for (const event of events) {
       assert.match(event.id, /^evt_/);
@@ -97,19 +115,31 @@ describe(`hosted checkout page (${databaseLabel})`, () => {
     assert.match(await again.text(), /complete/i);
     const page = await fetch(`${simulator.url}/checkout/${session.id}`);
     assert.match(await page.text(), /This checkout is complete/);
-    assert.equal((await stripe.subscriptions.list({ customer: (await stripe.checkout.sessions.retrieve(session.id)).customer as string })).data.length, 1);
+    assert.equal(
+      (
+        await stripe.subscriptions.list({
+          customer: (await stripe.checkout.sessions.retrieve(session.id)).customer as string,
+        })
+      ).data.length,
+      1,
+    );
   });
 
   test('two Pay clicks at once create one subscription', async () => {
     const { customer, session } = await openCheckout(stripe, 'double-click');
-    const statuses = (await Promise.all([pay(simulator, session.id), pay(simulator, session.id)])).map((r) => r.status).sort();
+    const statuses = (await Promise.all([pay(simulator, session.id), pay(simulator, session.id)]))
+      .map((r) => r.status)
+      .sort();
     assert.deepEqual(statuses, [303, 409]);
     assert.equal((await stripe.subscriptions.list({ customer: customer.id })).data.length, 1);
   });
 
   test('Cancel returns to cancel_url and leaves the session open', async () => {
     const { session } = await openCheckout(stripe, 'canceller');
-    const response = await fetch(`${simulator.url}/checkout/${session.id}/cancel`, { method: 'POST', redirect: 'manual' });
+    const response = await fetch(`${simulator.url}/checkout/${session.id}/cancel`, {
+      method: 'POST',
+      redirect: 'manual',
+    });
     assert.equal(response.status, 303);
     assert.equal(response.headers.get('location'), 'https://app.example.test/billing/cancel');
     assert.equal((await stripe.checkout.sessions.retrieve(session.id)).status, 'open');
@@ -123,7 +153,11 @@ describe(`hosted checkout page (${databaseLabel})`, () => {
   });
 
   test('a session without a customer creates one from the e-mail typed on the page', async () => {
-    const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: 'price_sim_pro', quantity: 1 }], success_url: 'https://app.example.test/ok' });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ price: 'price_sim_pro', quantity: 1 }],
+      success_url: 'https://app.example.test/ok',
+    });
     assert.match(await (await fetch(session.url!)).text(), /type="email"/);
     assert.equal((await pay(simulator, session.id, 'email=new%40example.com')).status, 303);
     const paid = await stripe.checkout.sessions.retrieve(session.id, { expand: ['customer'] });
@@ -134,7 +168,12 @@ describe(`hosted checkout page (${databaseLabel})`, () => {
   test('an unknown session is a 404 page; a cross-site form post is refused, our own is not', async () => {
     assert.equal((await fetch(`${simulator.url}/checkout/cs_test_unknown`)).status, 404);
     const { session } = await openCheckout(stripe, 'csrf');
-    const post = (headers: Record<string, string>) => fetch(`${simulator.url}/checkout/${session.id}/pay`, { method: 'POST', redirect: 'manual', headers });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${simulator.url}/checkout/${session.id}/pay`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers,
+      });
     assert.equal((await post({ origin: 'https://evil.example' })).status, 403);
     assert.equal((await post({ 'sec-fetch-site': 'cross-site', origin: 'null' })).status, 403);
     assert.equal((await post({ 'sec-fetch-site': 'same-site' })).status, 403);

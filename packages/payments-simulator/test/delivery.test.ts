@@ -10,9 +10,20 @@ import { createDelivery } from '../src/delivery.ts';
 import { AUTOMATIC, insertEvent } from '../src/events.ts';
 import type { PaymentsSimulator } from '../src/index.ts';
 import { ensureSchema } from '../src/schema.ts';
-import { databaseLabel, openCheckout, openTestDb, pay, sdk, startReceiver, startSimulator, type Receiver, type TestDb } from './harness.ts';
+import {
+  databaseLabel,
+  openCheckout,
+  openTestDb,
+  pay,
+  sdk,
+  startReceiver,
+  startSimulator,
+  type Receiver,
+  type TestDb,
+} from './harness.ts';
 
-const undelivered = async (stripe: Stripe) => (await stripe.events.list({ delivery_success: false, limit: 100 })).data.map((e) => e.id);
+const undelivered = async (stripe: Stripe) =>
+  (await stripe.events.list({ delivery_success: false, limit: 100 })).data.map((e) => e.id);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe(`webhook delivery (${databaseLabel})`, () => {
@@ -25,7 +36,10 @@ describe(`webhook delivery (${databaseLabel})`, () => {
     database = await openTestDb();
     receiver = await startReceiver();
     target = receiver.url;
-    simulator = await startSimulator(database.db, { webhookUrl: () => target, retryDelaysMs: [300, 300, 300] });
+    simulator = await startSimulator(database.db, {
+      webhookUrl: () => target,
+      retryDelaysMs: [300, 300, 300],
+    });
     stripe = sdk(simulator);
   });
   after(async () => {
@@ -72,7 +86,10 @@ describe(`webhook delivery (${databaseLabel})`, () => {
     const start = receiver.events.length;
     target = receiver.url;
     await receiver.waitFor(start + 3, 5_000);
-    assert.deepEqual(receiver.events.slice(start).map((e) => e.type), ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid']);
+    assert.deepEqual(
+      receiver.events.slice(start).map((e) => e.type),
+      ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid'],
+    );
     assert.deepEqual(await undelivered(stripe), []);
   });
 
@@ -86,7 +103,11 @@ describe(`webhook delivery (${databaseLabel})`, () => {
     target = receiver.url;
     await receiver.waitFor(start + 3, 5_000);
     const types = receiver.events.slice(start).map((e) => e.type);
-    assert.deepEqual(types, ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid']);
+    assert.deepEqual(types, [
+      'checkout.session.completed',
+      'customer.subscription.created',
+      'invoice.paid',
+    ]);
     assert.equal((receiver.events.at(-1)!.data.object as Stripe.Invoice).customer, customer.id);
   });
 
@@ -97,7 +118,10 @@ describe(`webhook delivery (${databaseLabel})`, () => {
     const exact = await stripe.events.list({ type: 'checkout.session.completed', limit: 100 });
     assert.ok(exact.data.every((e) => e.type === 'checkout.session.completed'));
     const created = exact.data.map((e) => e.created);
-    assert.deepEqual(created, [...created].sort((a, b) => b - a));
+    assert.deepEqual(
+      created,
+      [...created].sort((a, b) => b - a),
+    );
   });
 });
 
@@ -107,14 +131,34 @@ describe(`webhook delivery timeout (${databaseLabel})`, () => {
     const hanging = createServer(() => {}); // reads the request, never answers
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`;
-    const delivery = createDelivery({ db: database.db, webhookUrl: () => url, secret: 'whsec_t', retryDelaysMs: [60_000], log: () => {}, timeoutMs: 200 });
+    const delivery = createDelivery({
+      db: database.db,
+      webhookUrl: () => url,
+      secret: 'whsec_t',
+      retryDelaysMs: [60_000],
+      log: () => {},
+      timeoutMs: 200,
+    });
     try {
       await ensureSchema(database.db);
-      const event = await insertEvent(database.db, { type: 'invoice.paid', object: { id: 'in_timeout', object: 'invoice' }, trigger: AUTOMATIC }, delivery.leaseMs);
+      const event = await insertEvent(
+        database.db,
+        {
+          type: 'invoice.paid',
+          object: { id: 'in_timeout', object: 'invoice' },
+          trigger: AUTOMATIC,
+        },
+        delivery.leaseMs,
+      );
       const started = Date.now();
       await delivery.dispatch([event]);
       assert.ok(Date.now() - started < 2_000);
-      const [row] = await database.db.query<{ attempts: number; delivered_at: string | null; next_attempt_at: number; last_response: string }>(
+      const [row] = await database.db.query<{
+        attempts: number;
+        delivered_at: string | null;
+        next_attempt_at: number;
+        last_response: string;
+      }>(
         'SELECT attempts, delivered_at, next_attempt_at::float8 AS next_attempt_at, last_response FROM sim_events WHERE id = $1',
         [event.id],
       );

@@ -7,7 +7,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import Stripe from 'stripe';
-import { openDatabase, startPaymentsSimulator, type OwnDatabase, type PaymentsSimulator, type PaymentsSimulatorOptions, type SimulatorDatabase } from '../src/index.ts';
+import {
+  openDatabase,
+  startPaymentsSimulator,
+  type OwnDatabase,
+  type PaymentsSimulator,
+  type PaymentsSimulatorOptions,
+  type SimulatorDatabase,
+} from '../src/index.ts';
 
 export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 export const databaseLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
@@ -56,19 +63,40 @@ export async function openTestDb(): Promise<TestDb> {
   };
 }
 
-export function startSimulator(db: SimulatorDatabase, options: Partial<PaymentsSimulatorOptions> = {}): Promise<PaymentsSimulator> {
-  return startPaymentsSimulator({ db, host: '127.0.0.1', port: 0, apiKey: API_KEY, webhookUrl: () => null, webhookSecret: SECRET, prices: PRICES, retryDelaysMs: [50, 100, 200], ...options });
+export function startSimulator(
+  db: SimulatorDatabase,
+  options: Partial<PaymentsSimulatorOptions> = {},
+): Promise<PaymentsSimulator> {
+  return startPaymentsSimulator({
+    db,
+    host: '127.0.0.1',
+    port: 0,
+    apiKey: API_KEY,
+    webhookUrl: () => null,
+    webhookSecret: SECRET,
+    prices: PRICES,
+    retryDelaysMs: [50, 100, 200],
+    ...options,
+  });
 }
 
 /** The official SDK pointed at a simulator (one in this process, or one run as a command). */
 export function sdk(simulator: Pick<PaymentsSimulator, 'url'>, key = API_KEY): Stripe {
   const url = new URL(simulator.url);
-  return new Stripe(key, { host: url.hostname, port: url.port, protocol: 'http', maxNetworkRetries: 0 });
+  return new Stripe(key, {
+    host: url.hostname,
+    port: url.port,
+    protocol: 'http',
+    maxNetworkRetries: 0,
+  });
 }
 
 /** A customer and an open subscription checkout for it, made through the SDK as the service makes them. */
 export async function openCheckout(stripe: Stripe, userId = 'user-1', price = 'price_sim_pro') {
-  const customer = await stripe.customers.create({ email: `${userId}@example.com`, metadata: { user_id: userId } });
+  const customer = await stripe.customers.create({
+    email: `${userId}@example.com`,
+    metadata: { user_id: userId },
+  });
   const session = await stripe.checkout.sessions.create({
     mode: 'subscription',
     customer: customer.id,
@@ -84,12 +112,32 @@ export async function openCheckout(stripe: Stripe, userId = 'user-1', price = 'p
 
 /** Submits the hosted page's Pay form, as a browser does. */
 export const pay = (simulator: Pick<PaymentsSimulator, 'url'>, sessionId: string, form = '') =>
-  fetch(`${simulator.url}/checkout/${sessionId}/pay`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+  fetch(`${simulator.url}/checkout/${sessionId}/pay`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
 
 /** POST /_sim/subscriptions/:id/:action with the API key. */
-export async function control(simulator: PaymentsSimulator, subscriptionId: string, action: string) {
-  const response = await fetch(`${simulator.url}/_sim/subscriptions/${subscriptionId}/${action}`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
-  return { status: response.status, body: (await response.json()) as { subscription: Stripe.Subscription; invoice: Stripe.Invoice | null; events: { id: string; type: string; delivered: boolean }[]; error?: { message: string } } };
+export async function control(
+  simulator: PaymentsSimulator,
+  subscriptionId: string,
+  action: string,
+) {
+  const response = await fetch(`${simulator.url}/_sim/subscriptions/${subscriptionId}/${action}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      subscription: Stripe.Subscription;
+      invoice: Stripe.Invoice | null;
+      events: { id: string; type: string; delivered: boolean }[];
+      error?: { message: string };
+    },
+  };
 }
 
 export interface Receiver {
@@ -117,7 +165,10 @@ export async function startReceiver(secret = SECRET): Promise<Receiver> {
     async waitFor(count, timeoutMs = 5_000) {
       const until = Date.now() + timeoutMs;
       while (receiver.events.length < count) {
-        if (Date.now() > until) throw new Error(`expected ${count} events, got ${receiver.events.length}: ${receiver.events.map((e) => e.type).join(', ')}`);
+        if (Date.now() > until)
+          throw new Error(
+            `expected ${count} events, got ${receiver.events.length}: ${receiver.events.map((e) => e.type).join(', ')}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
@@ -131,7 +182,11 @@ export async function startReceiver(secret = SECRET): Promise<Receiver> {
       const raw = Buffer.concat(chunks);
       let event: Stripe.Event;
       try {
-        event = verifier.webhooks.constructEvent(raw, request.headers['stripe-signature'] ?? '', secret);
+        event = verifier.webhooks.constructEvent(
+          raw,
+          request.headers['stripe-signature'] ?? '',
+          secret,
+        );
       } catch (error) {
         receiver.rejected.push(String(error));
         response.writeHead(400).end('bad signature');
@@ -141,7 +196,9 @@ export async function startReceiver(secret = SECRET): Promise<Receiver> {
       attempts.set(event.id, attempt);
       const status = receiver.answer(event, attempt);
       if (status >= 200 && status < 300) receiver.events.push(event);
-      response.writeHead(status, { 'content-type': 'application/json' }).end('{"status":"processed"}');
+      response
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end('{"status":"processed"}');
     });
   });
   server.keepAliveTimeout = 100;
@@ -176,10 +233,19 @@ export async function startStack(): Promise<SimulatorStack> {
   };
 }
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+};
 
 /** The notice the page at `location` shows (its words travel by id, never in the URL), as text. */
 export async function noticeAt(location: string, base: string): Promise<string> {
   const page = await (await fetch(new URL(location, base))).text();
-  return (/<div class="notice">([\s\S]*?)<\/div>/.exec(page)?.[1] ?? '').replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
+  return (/<div class="notice">([\s\S]*?)<\/div>/.exec(page)?.[1] ?? '').replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (entity) => ENTITIES[entity]!,
+  );
 }

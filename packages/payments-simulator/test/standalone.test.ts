@@ -7,7 +7,15 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import { createTestDatabase, databaseLabel, openCheckout, pay, sdk, startReceiver, type Receiver } from './harness.ts';
+import {
+  createTestDatabase,
+  databaseLabel,
+  openCheckout,
+  pay,
+  sdk,
+  startReceiver,
+  type Receiver,
+} from './harness.ts';
 
 const BIN = fileURLToPath(new URL('../bin/payments-simulator.mjs', import.meta.url));
 const API_KEY = 'sk_test_standalone';
@@ -21,12 +29,18 @@ interface Running {
 
 /** Starts the command and waits for the line that says where it listens. */
 async function run(args: string[]): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SIMULATOR_PORT: '' } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SIMULATOR_PORT: '' },
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening on" line within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no "listening on" line within 30 s:\n${output}`)),
+      30_000,
+    );
     const look = () => {
       const found = /listening on (http:\/\/\S+)/.exec(output)?.[1];
       if (found) {
@@ -35,7 +49,9 @@ async function run(args: string[]): Promise<Running> {
       }
     };
     child.stdout!.on('data', look);
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`exited with ${code} before listening:\n${output}`)),
+    );
   });
   return { child, url, output: () => output };
 }
@@ -48,7 +64,20 @@ describe(`the payments-simulator command (${databaseLabel})`, () => {
   before(async () => {
     database = await createTestDatabase();
     receiver = await startReceiver(SECRET);
-    simulator = await run(['--port', '0', '--webhook-url', receiver.url, '--webhook-secret', SECRET, '--api-key', API_KEY, '--prices', 'pro=price_standalone_pro', '--database', database.url]);
+    simulator = await run([
+      '--port',
+      '0',
+      '--webhook-url',
+      receiver.url,
+      '--webhook-secret',
+      SECRET,
+      '--api-key',
+      API_KEY,
+      '--prices',
+      'pro=price_standalone_pro',
+      '--database',
+      database.url,
+    ]);
     stripe = sdk(simulator, API_KEY);
   });
   after(async () => {
@@ -61,18 +90,29 @@ describe(`the payments-simulator command (${databaseLabel})`, () => {
     const price = await stripe.prices.retrieve('price_standalone_pro');
     assert.equal(price.unit_amount, 1500);
     assert.equal(price.recurring?.interval, 'month');
-    await assert.rejects(sdk(simulator).customers.list(), (error: Stripe.errors.StripeError) => error.statusCode === 401);
+    await assert.rejects(
+      sdk(simulator).customers.list(),
+      (error: Stripe.errors.StripeError) => error.statusCode === 401,
+    );
   });
 
   test('a paid checkout sends signed events to --webhook-url, verified by constructEvent', async () => {
-    const { customer, session } = await openCheckout(stripe, 'standalone-user', 'price_standalone_pro');
+    const { customer, session } = await openCheckout(
+      stripe,
+      'standalone-user',
+      'price_standalone_pro',
+    );
     assert.equal(session.url, `${simulator.url}/checkout/${session.id}`);
     const paid = await pay(simulator, session.id);
     assert.equal(paid.status, 303);
     await receiver.waitFor(3, 10_000);
     assert.deepEqual(receiver.rejected, []);
-    assert.deepEqual(receiver.events.map((event) => event.type), ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid']);
-    const subscription = (await stripe.checkout.sessions.retrieve(session.id)).subscription as string;
+    assert.deepEqual(
+      receiver.events.map((event) => event.type),
+      ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid'],
+    );
+    const subscription = (await stripe.checkout.sessions.retrieve(session.id))
+      .subscription as string;
     assert.equal((await stripe.subscriptions.retrieve(subscription)).customer, customer.id);
   });
 
@@ -83,7 +123,9 @@ describe(`the payments-simulator command (${databaseLabel})`, () => {
   });
 
   test('a bad flag is refused in one line, naming the flag', async () => {
-    const child = spawn(process.execPath, [BIN, '--prices', 'pro'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--prices', 'pro'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const [code] = await once(child, 'exit');

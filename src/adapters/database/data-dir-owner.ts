@@ -9,7 +9,13 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDataDir } from '../data-dir.ts';
-import { formatIdentity, isRunning, parseIdentity, thisProcess, type ProcessIdentity } from '../process-identity.ts';
+import {
+  formatIdentity,
+  isRunning,
+  parseIdentity,
+  thisProcess,
+  type ProcessIdentity,
+} from '../process-identity.ts';
 
 export class DataDirHeldError extends Error {
   override name = 'DataDirHeldError';
@@ -17,7 +23,9 @@ export class DataDirHeldError extends Error {
     readonly dataDir: string,
     readonly pid: number,
   ) {
-    super(`DATA_DIR ${dataDir} is held by process ${pid}: stop that process first, or give this one another DATA_DIR`);
+    super(
+      `DATA_DIR ${dataDir} is held by process ${pid}: stop that process first, or give this one another DATA_DIR`,
+    );
   }
 }
 
@@ -37,7 +45,8 @@ async function recordedOwner(dataDir: string): Promise<ProcessIdentity | null> {
   }
 }
 
-const isThisProcess = (identity: ProcessIdentity | null, self: ProcessIdentity) => identity?.pid === self.pid && identity.started === self.started;
+const isThisProcess = (identity: ProcessIdentity | null, self: ProcessIdentity) =>
+  identity?.pid === self.pid && identity.started === self.started;
 
 /** The pid of the running process that owns `dataDir`, or null when none does. */
 export async function dataDirOwner(dataDir: string): Promise<number | null> {
@@ -64,7 +73,8 @@ export async function claimDataDir(dataDir: string): Promise<DataDirOwnership> {
   if (!isThisProcess(written, self)) throw new DataDirHeldError(dataDir, written?.pid ?? 0);
   return {
     async release() {
-      if (isThisProcess(await recordedOwner(dataDir), self)) await rm(ownerFile(dataDir), { force: true });
+      if (isThisProcess(await recordedOwner(dataDir), self))
+        await rm(ownerFile(dataDir), { force: true });
     },
   };
 }

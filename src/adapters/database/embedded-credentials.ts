@@ -13,9 +13,11 @@ const passwordFile = (dataDir: string) => join(dataDir, 'postgres-password');
 /** The password of `dataDir`'s server, made (once, by its owner) when missing. */
 export async function ownPassword(dataDir: string): Promise<string> {
   const made = randomBytes(24).toString('base64url');
-  await writeFile(passwordFile(dataDir), `${made}\n`, { flag: 'wx', mode: 0o600 }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
+  await writeFile(passwordFile(dataDir), `${made}\n`, { flag: 'wx', mode: 0o600 }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    },
+  );
   return readPassword(dataDir);
 }
 
@@ -23,7 +25,9 @@ async function readPassword(dataDir: string): Promise<string> {
   try {
     return (await readFile(passwordFile(dataDir), 'utf8')).trim();
   } catch (error) {
-    throw new Error(`the embedded PostgreSQL's password cannot be read (${(error as Error).message}): run this as the user the service runs as`);
+    throw new Error(
+      `the embedded PostgreSQL's password cannot be read (${(error as Error).message}): run this as the user the service runs as`,
+    );
   }
 }
 
@@ -34,7 +38,11 @@ export async function embeddedPostgresUrl(dataDir: string): Promise<string> {
 }
 
 /** A cluster made with trust authentication: set the password, then ask for it from now on. */
-export async function requirePassword(cluster: string, url: string, password: string): Promise<void> {
+export async function requirePassword(
+  cluster: string,
+  url: string,
+  password: string,
+): Promise<void> {
   const hba = join(cluster, 'pg_hba.conf');
   const rules = await readFile(hba, 'utf8');
   if (!/^\s*(local|host)\s.*\strust\s*$/m.test(rules)) return;
@@ -42,7 +50,10 @@ export async function requirePassword(cluster: string, url: string, password: st
   await client.connect();
   try {
     await client.query(`ALTER ROLE postgres PASSWORD ${client.escapeLiteral(password)}`);
-    await writeFile(hba, rules.replace(/^(\s*(?:local|host)\s.*\s)trust(\s*)$/gm, '$1scram-sha-256$2'));
+    await writeFile(
+      hba,
+      rules.replace(/^(\s*(?:local|host)\s.*\s)trust(\s*)$/gm, '$1scram-sha-256$2'),
+    );
     await client.query('SELECT pg_reload_conf()');
   } finally {
     await client.end();

@@ -27,7 +27,10 @@ const SETTINGS = ['listen_addresses=', 'max_connections=60', 'shared_buffers=32M
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function run(command: string, args: string[], user: RunAs | null): Promise<void> {
-  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(user && { uid: user.uid, gid: user.gid }) });
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...(user && { uid: user.uid, gid: user.gid }),
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const [code] = await once(child, 'exit');
@@ -45,7 +48,10 @@ async function serverDirectory(path: string, user: RunAs | null): Promise<void> 
 async function letServerReach(dataDir: string, user: RunAs): Promise<void> {
   await chmod(dataDir, (await stat(dataDir)).mode | 0o001);
   for (let dir = dirname(dataDir); dir !== dirname(dir); dir = dirname(dir)) {
-    if (((await stat(dir)).mode & 0o001) === 0) throw new Error(`DATA_DIR ${dataDir} is under ${dir}, which the embedded PostgreSQL (run as ${user.name}, since this is root) cannot enter: choose a DATA_DIR elsewhere`);
+    if (((await stat(dir)).mode & 0o001) === 0)
+      throw new Error(
+        `DATA_DIR ${dataDir} is under ${dir}, which the embedded PostgreSQL (run as ${user.name}, since this is root) cannot enter: choose a DATA_DIR elsewhere`,
+      );
   }
 }
 
@@ -53,7 +59,10 @@ async function waitUntilReady(url: string, exited: Promise<unknown>, log: string
   let gone = false;
   void exited.then(() => (gone = true));
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await wait(100)) {
-    if (gone) throw new Error(`the embedded PostgreSQL stopped during start-up: ${(await readFile(log, 'utf8')).trim().split('\n').at(-1)}`);
+    if (gone)
+      throw new Error(
+        `the embedded PostgreSQL stopped during start-up: ${(await readFile(log, 'utf8')).trim().split('\n').at(-1)}`,
+      );
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
@@ -61,7 +70,10 @@ async function waitUntilReady(url: string, exited: Promise<unknown>, log: string
       return;
     } catch (error) {
       await client.end().catch(() => {}); // not accepting connections yet
-      if ((error as { code?: string }).code?.startsWith('28')) throw new Error(`the embedded PostgreSQL refused its own password: ${(error as Error).message}`);
+      if ((error as { code?: string }).code?.startsWith('28'))
+        throw new Error(
+          `the embedded PostgreSQL refused its own password: ${(error as Error).message}`,
+        );
     }
   }
   throw new Error(`the embedded PostgreSQL did not accept connections within 60 s (see ${log})`);
@@ -72,7 +84,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const [binaries, user] = await Promise.all([postgresBinaries(), serverUser()]);
   const cluster = join(dataDir, 'postgres');
   const socketDir = join(dataDir, 'postgres-socket');
-  if (join(socketDir, '.s.PGSQL.5432').length > SOCKET_PATH_MAX) throw new Error(`DATA_DIR ${dataDir} is too long a path for the embedded PostgreSQL's socket: choose a shorter one`);
+  if (join(socketDir, '.s.PGSQL.5432').length > SOCKET_PATH_MAX)
+    throw new Error(
+      `DATA_DIR ${dataDir} is too long a path for the embedded PostgreSQL's socket: choose a shorter one`,
+    );
   if (user) await letServerReach(dataDir, user);
   const password = await ownPassword(dataDir);
   if (!existsSync(join(cluster, 'PG_VERSION'))) {
@@ -83,7 +98,22 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     const passwordCopy = join(dataDir, 'postgres-password.initdb'); // beside, not inside: initdb wants an empty directory
     await writeFile(passwordCopy, password, { mode: 0o600 });
     if (user) await chown(passwordCopy, user.uid, user.gid);
-    await run(binaries.initdb, ['-D', fresh, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordCopy}`, '-E', 'UTF8', '--locale=C', '--no-instructions'], user);
+    await run(
+      binaries.initdb,
+      [
+        '-D',
+        fresh,
+        '-U',
+        'postgres',
+        '--auth=scram-sha-256',
+        `--pwfile=${passwordCopy}`,
+        '-E',
+        'UTF8',
+        '--locale=C',
+        '--no-instructions',
+      ],
+      user,
+    );
     await rm(passwordCopy);
     await rename(fresh, cluster);
   }
@@ -93,11 +123,15 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const logFile = await open(log, 'a');
   // Detached: Ctrl-C in a terminal reaches the service only; the service stops the server after
   // its in-flight requests are done.
-  const server = spawn(binaries.postgres, ['-D', cluster, '-k', socketDir, ...SETTINGS.flatMap((s) => ['-c', s])], {
-    detached: true,
-    stdio: ['ignore', logFile.fd, logFile.fd],
-    ...(user && { uid: user.uid, gid: user.gid }),
-  });
+  const server = spawn(
+    binaries.postgres,
+    ['-D', cluster, '-k', socketDir, ...SETTINGS.flatMap((s) => ['-c', s])],
+    {
+      detached: true,
+      stdio: ['ignore', logFile.fd, logFile.fd],
+      ...(user && { uid: user.uid, gid: user.gid }),
+    },
+  );
   await logFile.close();
   const exited = once(server, 'exit');
   const url = await embeddedPostgresUrl(dataDir);

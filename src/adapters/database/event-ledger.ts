@@ -20,7 +20,9 @@ const RECORDED_ALREADY = new Error('event recorded already');
  * `lock_webhook_event` (migrations/003) looks before it waits and again after.
  */
 async function lockEvent(tx: SqlClient, id: string): Promise<{ recorded: boolean }> {
-  const [row] = await tx.query<{ recorded: boolean }>('SELECT lock_webhook_event($1) AS recorded', [id]);
+  const [row] = await tx.query<{ recorded: boolean }>('SELECT lock_webhook_event($1) AS recorded', [
+    id,
+  ]);
   return { recorded: row!.recorded };
 }
 
@@ -42,7 +44,10 @@ export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(d
   // A redelivery costs BEGIN with the lock statement, then a ROLLBACK; while most deliveries are
   // redeliveries (a replay, a retry backlog), one read with no transaction answers them instead.
   const redeliveries = new RedeliveryShare();
-  async function inTransaction(record: WebhookEventRecord, apply: Parameters<EventLedger['recordOnce']>[1]): Promise<boolean> {
+  async function inTransaction(
+    record: WebhookEventRecord,
+    apply: Parameters<EventLedger['recordOnce']>[1],
+  ): Promise<boolean> {
     try {
       const work = async (tx: SqlClient) => {
         if ((await lockEvent(tx, record.id)).recorded) throw RECORDED_ALREADY;
@@ -57,18 +62,25 @@ export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(d
   }
   return {
     async recordOnce(record, apply) {
-      const recorded = !(redeliveries.mostlyRedeliveries && (await isRecorded(record.id))) && (await inTransaction(record, apply));
+      const recorded =
+        !(redeliveries.mostlyRedeliveries && (await isRecorded(record.id))) &&
+        (await inTransaction(record, apply));
       redeliveries.observe(!recorded);
       return recorded;
     },
     isRecorded,
     async recordFailure(f) {
-      await db.query('INSERT INTO webhook_failures (event_id, type, error) VALUES ($1, $2, $3)', [f.eventId, f.type, f.error]);
+      await db.query('INSERT INTO webhook_failures (event_id, type, error) VALUES ($1, $2, $3)', [
+        f.eventId,
+        f.type,
+        f.error,
+      ]);
     },
   };
 }
 
 /** Whether a committed record exists, read with no transaction (a committed record is final). */
 export function defaultIsRecorded(db: SqlClient) {
-  return async (id: string) => (await db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
+  return async (id: string) =>
+    (await db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
 }

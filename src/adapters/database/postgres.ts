@@ -1,14 +1,37 @@
 // PostgreSQL through a `pg` pool: what production and several service instances share.
 import pg from 'pg';
-import { DatabaseUnavailableError, type Database, type SqlClient, type SqlParam, type Statement } from './sql-client.ts';
+import {
+  DatabaseUnavailableError,
+  type Database,
+  type SqlClient,
+  type SqlParam,
+  type Statement,
+} from './sql-client.ts';
 
 // Connection-level failures (refused, reset, terminated, admin shutdown) as opposed to SQL errors.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+]);
 
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   if (code !== undefined) return UNAVAILABLE_CODES.has(code);
-  return error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(error.message);
+  return (
+    error instanceof Error &&
+    /Connection terminated|timeout exceeded when trying to connect|not queryable/i.test(
+      error.message,
+    )
+  );
 }
 
 /** The error as a DatabaseUnavailableError when it says the connection is lost. */
@@ -41,7 +64,11 @@ function statementName(sql: string): string | undefined {
   return name;
 }
 
-const namedQuery = (sql: string, params: SqlParam[]) => ({ name: statementName(sql), text: sql, values: params });
+const namedQuery = (sql: string, params: SqlParam[]) => ({
+  name: statementName(sql),
+  text: sql,
+  values: params,
+});
 
 function client(target: pg.Pool | pg.PoolClient): SqlClient {
   return {
@@ -88,14 +115,20 @@ async function commit(connection: pg.PoolClient, last: Statement | undefined): P
   ]);
   const committed = await committing;
   await lastDone;
-  if (committed.command !== 'COMMIT') throw new Error(`transaction ended with ${committed.command} instead of COMMIT`);
+  if (committed.command !== 'COMMIT')
+    throw new Error(`transaction ended with ${committed.command} instead of COMMIT`);
 }
 
 export function openPostgres(url: string, poolSize = 10): Database {
   // Pipeline mode: a query may be sent before the answer to the previous one is in. Used at the
   // two ends of a transaction (below), whose ROLLBACK is not waited for either; everything else
   // awaits each statement.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, pipeline: true });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    pipeline: true,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // ...and neither must a checked-out client whose backend is terminated mid-transaction: the
@@ -112,7 +145,10 @@ export function openPostgres(url: string, poolSize = 10): Database {
         // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
         // broken one so does what follows. READ COMMITTED whatever the server's default: the
         // event lock's second look (migrations/003) needs a fresh snapshot.
-        const [begun, working] = sentTogether(connection, () => [pipelined(connection.query(BEGIN)), work(client(connection))]);
+        const [begun, working] = sentTogether(connection, () => [
+          pipelined(connection.query(BEGIN)),
+          work(client(connection)),
+        ]);
         const result = await working;
         await begun;
         await commit(connection, last);

@@ -44,11 +44,15 @@ function expiryOf(token: string): number | null {
   }
 }
 
-export function createCachedVerifier(inner: TokenVerifier, options: CachedVerifierOptions = {}): TokenVerifier {
+export function createCachedVerifier(
+  inner: TokenVerifier,
+  options: CachedVerifierOptions = {},
+): TokenVerifier {
   const maxEntries = options.maxEntries ?? DEFAULTS.maxEntries;
   const maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
   const now = options.now ?? Date.now;
-  if (!(maxEntries >= 1) || !(maxAgeMs > 0)) throw new RangeError('maxEntries must be at least 1 and maxAgeMs above 0');
+  if (!(maxEntries >= 1) || !(maxAgeMs > 0))
+    throw new RangeError('maxEntries must be at least 1 and maxAgeMs above 0');
   // A Map iterates in insertion order: re-inserting on a hit keeps the oldest-used entry first.
   const entries = new Map<string, Entry>();
   const inFlight = new Map<string, Promise<Principal>>();

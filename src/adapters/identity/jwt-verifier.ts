@@ -10,7 +10,18 @@ import { isStorableText } from '../storable-text.ts';
 import type { UserinfoAnswer } from './oidc-issuer.ts';
 import { refusalReason } from './refusal-reason.ts';
 
-export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const ALLOWED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 const CLOCK_TOLERANCE_SECONDS = 30;
 // Loose on purpose (identity providers vouch for the address); it only keeps out what no address has.
 const EMAIL_SHAPE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+$/;
@@ -57,7 +68,10 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     const cached = userinfo.get(key);
     if (cached !== undefined && cached.expiresAt > Date.now()) return cached.answer;
     const answer = await options.fetchEmail(token);
-    const expiresAt = 'email' in answer ? payload.exp! * 1000 : Math.min(payload.exp! * 1000, Date.now() + USERINFO_PROBLEM_TTL_MS);
+    const expiresAt =
+      'email' in answer
+        ? payload.exp! * 1000
+        : Math.min(payload.exp! * 1000, Date.now() + USERINFO_PROBLEM_TTL_MS);
     userinfo.delete(key);
     if (userinfo.size >= USERINFO_CACHE_SIZE) userinfo.delete(userinfo.keys().next().value!);
     userinfo.set(key, { answer, expiresAt });
@@ -67,7 +81,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     let found = claimText(payload, options.emailClaim, MAX_CLAIM_LENGTH.email);
     if (found === null) {
       const answer = await askUserinfo(token, payload);
-      if ('problem' in answer) throw invalid(`token has no "${options.emailClaim}" claim and ${answer.problem}`);
+      if ('problem' in answer)
+        throw invalid(`token has no "${options.emailClaim}" claim and ${answer.problem}`);
       found = answer.email;
     }
     if (found.length > MAX_CLAIM_LENGTH.email) throw invalid('e-mail too long');

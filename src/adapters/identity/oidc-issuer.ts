@@ -26,7 +26,10 @@ class HttpStatusError extends Error {
 }
 
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
-  const response = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const response = await fetch(url, {
+    headers: { accept: 'application/json', ...headers },
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   if (!response.ok) throw new HttpStatusError(url, response.status);
   return response.json();
 }
@@ -36,11 +39,17 @@ export interface OidcIssuer {
   fetchEmail(token: string): Promise<UserinfoAnswer>;
 }
 
-export function connectOidcIssuer(issuer: string, jwksUrl: string | null, onFetchError: (error: Error) => void): OidcIssuer {
+export function connectOidcIssuer(
+  issuer: string,
+  jwksUrl: string | null,
+  onFetchError: (error: Error) => void,
+): OidcIssuer {
   // Fetched when first needed, so a slow issuer at start-up does not stop the service.
   const discover = remembered(async () => {
     try {
-      return (await getJson(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)) as Discovery;
+      return (await getJson(
+        `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`,
+      )) as Discovery;
     } catch (error) {
       const failed = new Error(`OIDC discovery of ${issuer} failed: ${(error as Error).message}`);
       onFetchError(failed);
@@ -66,10 +75,19 @@ export function connectOidcIssuer(issuer: string, jwksUrl: string | null, onFetc
       }
       if (!endpoint) return { problem: 'the issuer publishes no userinfo_endpoint' };
       try {
-        const info = (await getJson(endpoint, { authorization: `Bearer ${token}` })) as { email?: unknown };
-        return typeof info.email === 'string' && info.email !== '' ? { email: info.email } : { problem: 'userinfo answered without an e-mail' };
+        const info = (await getJson(endpoint, { authorization: `Bearer ${token}` })) as {
+          email?: unknown;
+        };
+        return typeof info.email === 'string' && info.email !== ''
+          ? { email: info.email }
+          : { problem: 'userinfo answered without an e-mail' };
       } catch (error) {
-        return { problem: error instanceof HttpStatusError ? `userinfo answered ${error.status}` : `userinfo failed: ${(error as Error).message}` };
+        return {
+          problem:
+            error instanceof HttpStatusError
+              ? `userinfo answered ${error.status}`
+              : `userinfo failed: ${(error as Error).message}`,
+        };
       }
     },
   };

@@ -23,11 +23,15 @@ function claimFailure(error: joseErrors.JWTClaimValidationFailed): string {
 export function refusalReason(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'token expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) return claimFailure(error);
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'unknown signing key: no published key has the token\'s kid';
-  if (error instanceof joseErrors.JWKSMultipleMatchingKeys) return 'several published keys match the token\'s kid';
+  if (error instanceof joseErrors.JWKSNoMatchingKey)
+    return "unknown signing key: no published key has the token's kid";
+  if (error instanceof joseErrors.JWKSMultipleMatchingKeys)
+    return "several published keys match the token's kid";
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'bad signature';
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'signing algorithm not allowed (only asymmetric ones are)';
-  if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid) return `malformed token: ${error.message}`;
+  if (error instanceof joseErrors.JOSEAlgNotAllowed)
+    return 'signing algorithm not allowed (only asymmetric ones are)';
+  if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid)
+    return `malformed token: ${error.message}`;
   if (error instanceof KeySetUnavailable) return error.message;
   if (error instanceof joseErrors.JOSEError) return `${error.code}: ${error.message}`;
   return `keys unavailable: ${error instanceof Error ? error.message : String(error)}`;

@@ -4,16 +4,28 @@
 // - a failed fetch is not retried for FAILURE_BACKOFF_MS, whether keys were fetched before or not.
 // While the issuer fails, the keys fetched last keep verifying (stale-if-error), so an outage does
 // not reject every token once jose's 10-minute cache age is over.
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  type JWTVerifyGetKey,
+} from 'jose';
 
 export const UNKNOWN_KID_COOLDOWN_MS = 5_000;
 export const FAILURE_BACKOFF_MS = 30_000;
 
 // What jose throws when the key set could not be fetched or read, as opposed to a token's fault.
-const KEY_SET_FETCH_FAILURES = new Set(['ERR_JOSE_GENERIC', 'ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID']);
+const KEY_SET_FETCH_FAILURES = new Set([
+  'ERR_JOSE_GENERIC',
+  'ERR_JWKS_TIMEOUT',
+  'ERR_JWKS_INVALID',
+]);
 
 export function isKeySetFetchFailure(error: unknown): error is Error {
-  return error instanceof Error && (!(error instanceof joseErrors.JOSEError) || KEY_SET_FETCH_FAILURES.has(error.code));
+  return (
+    error instanceof Error &&
+    (!(error instanceof joseErrors.JOSEError) || KEY_SET_FETCH_FAILURES.has(error.code))
+  );
 }
 
 export class KeySetUnavailable extends Error {
@@ -23,9 +35,17 @@ export class KeySetUnavailable extends Error {
   }
 }
 
-export function remoteKeySet(url: URL, timeoutMs: number, onFetchError: (error: Error) => void): JWTVerifyGetKey {
-  const remote = createRemoteJWKSet(url, { timeoutDuration: timeoutMs, cooldownDuration: UNKNOWN_KID_COOLDOWN_MS });
-  let failure: { error: KeySetUnavailable; at: number; lastKeys: JWTVerifyGetKey | null } | null = null;
+export function remoteKeySet(
+  url: URL,
+  timeoutMs: number,
+  onFetchError: (error: Error) => void,
+): JWTVerifyGetKey {
+  const remote = createRemoteJWKSet(url, {
+    timeoutDuration: timeoutMs,
+    cooldownDuration: UNKNOWN_KID_COOLDOWN_MS,
+  });
+  let failure: { error: KeySetUnavailable; at: number; lastKeys: JWTVerifyGetKey | null } | null =
+    null;
   return async (header, token) => {
     if (failure !== null && Date.now() - failure.at < FAILURE_BACKOFF_MS) {
       if (failure.lastKeys === null) throw failure.error;
@@ -38,7 +58,11 @@ export function remoteKeySet(url: URL, timeoutMs: number, onFetchError: (error: 
     } catch (error) {
       if (!isKeySetFetchFailure(error)) throw error;
       const last = remote.jwks();
-      failure = { error: new KeySetUnavailable(url, error), at: Date.now(), lastKeys: last === undefined ? null : createLocalJWKSet(last) };
+      failure = {
+        error: new KeySetUnavailable(url, error),
+        at: Date.now(),
+        lastKeys: last === undefined ? null : createLocalJWKSet(last),
+      };
       onFetchError(failure.error);
       if (failure.lastKeys === null) throw failure.error;
       return failure.lastKeys(header, token);

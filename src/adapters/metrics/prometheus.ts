@@ -20,14 +20,24 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const webhookEvents = new Counter({ name: 'webhook_events_total', help: 'Payment events by type and outcome', labelNames: ['type', 'outcome'], registers: [registry] });
+  const webhookEvents = new Counter({
+    name: 'webhook_events_total',
+    help: 'Payment events by type and outcome',
+    labelNames: ['type', 'outcome'],
+    registers: [registry],
+  });
   const webhookLag = new Histogram({
     name: 'webhook_lag_seconds',
     help: 'Time from the event being created at the provider to it being processed here',
     buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 86_400],
     registers: [registry],
   });
-  const checkoutSessions = new Counter({ name: 'checkout_sessions_total', help: 'Checkout sessions created or reused', labelNames: ['result'], registers: [registry] });
+  const checkoutSessions = new Counter({
+    name: 'checkout_sessions_total',
+    help: 'Checkout sessions created or reused',
+    labelNames: ['result'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database connections by state',
@@ -42,7 +52,8 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
   });
   return {
     registry,
-    observeRequest: (route, method, status, seconds) => requests.observe({ route, method, status: String(status) }, seconds),
+    observeRequest: (route, method, status, seconds) =>
+      requests.observe({ route, method, status: String(status) }, seconds),
     webhookEvent(type, outcome, lagSeconds) {
       webhookEvents.inc({ type, outcome });
       if (lagSeconds !== null) webhookLag.observe(Math.max(0, lagSeconds));

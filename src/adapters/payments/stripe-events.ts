@@ -10,7 +10,8 @@ import { toPaymentEvent } from './stripe-mapping.ts';
 import { verifySignature } from './webhook-signature.ts';
 
 function refuseUnstorable(_key: string, value: unknown): unknown {
-  if (typeof value === 'string' && !isStorableText(value)) throw new SyntaxError('string with characters that cannot be stored');
+  if (typeof value === 'string' && !isStorableText(value))
+    throw new SyntaxError('string with characters that cannot be stored');
   return value;
 }
 
@@ -23,11 +24,19 @@ function parseEvent(rawBody: Buffer): Stripe.Event {
   let event: Stripe.Event;
   try {
     const text = rawBody.toString('utf8');
-    event = JSON.parse(text, UNSTORABLE_ESCAPE.test(text) ? refuseUnstorable : undefined) as Stripe.Event;
+    event = JSON.parse(
+      text,
+      UNSTORABLE_ESCAPE.test(text) ? refuseUnstorable : undefined,
+    ) as Stripe.Event;
   } catch {
     throw new DomainError('invalid_signature', 'Webhook body is not JSON');
   }
-  const valid = event && typeof event.id === 'string' && typeof event.type === 'string' && Number.isInteger(event.created) && typeof event.data?.object === 'object';
+  const valid =
+    event &&
+    typeof event.id === 'string' &&
+    typeof event.type === 'string' &&
+    Number.isInteger(event.created) &&
+    typeof event.data?.object === 'object';
   if (!valid) throw new DomainError('invalid_signature', 'Webhook body is not a payment event');
   return event;
 }
@@ -41,12 +50,18 @@ export function createStripeWebhookVerifier(secrets: readonly string[]): Webhook
       const signedAt = verifySignature(rawBody, signatureHeader, secrets);
       const event = parseEvent(rawBody);
       if (event.created > signedAt + CREATED_AFTER_SIGNATURE_SKEW_SECONDS) {
-        throw new DomainError('invalid_signature', `Webhook event ${event.id} is dated after it was signed`);
+        throw new DomainError(
+          'invalid_signature',
+          `Webhook event ${event.id} is dated after it was signed`,
+        );
       }
       try {
         return toPaymentEvent(event);
       } catch {
-        throw new DomainError('invalid_signature', `Webhook event ${event.id} does not have the shape of a ${event.type} event`);
+        throw new DomainError(
+          'invalid_signature',
+          `Webhook event ${event.id} does not have the shape of a ${event.type} event`,
+        );
       }
     },
   };

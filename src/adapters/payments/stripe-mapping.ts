@@ -2,7 +2,16 @@
 // checkout service never see the provider's JSON. Every field used is checked here, so a signed
 // but malformed event is refused (400) instead of failing the same way on every redelivery.
 import type Stripe from 'stripe';
-import type { CheckoutSessionEvent, HandledEvents, InvoiceEvent, OtherEvent, PaymentEvent, ProviderSubscription, SubscriptionEvent, SubscriptionStatus } from '../../domain/model.ts';
+import type {
+  CheckoutSessionEvent,
+  HandledEvents,
+  InvoiceEvent,
+  OtherEvent,
+  PaymentEvent,
+  ProviderSubscription,
+  SubscriptionEvent,
+  SubscriptionStatus,
+} from '../../domain/model.ts';
 
 const MAX_UNIX_TIME = 253_402_300_799; // 9999-12-31
 
@@ -12,12 +21,14 @@ function nonEmptyText(value: unknown): string | null {
 }
 
 function text(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value === '' || value.length > 255) throw new TypeError(`${field} must be a non-empty string`);
+  if (typeof value !== 'string' || value === '' || value.length > 255)
+    throw new TypeError(`${field} must be a non-empty string`);
   return value;
 }
 
 function unixTime(value: unknown, field: string): number {
-  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > MAX_UNIX_TIME) throw new TypeError(`${field} must be a unix time`);
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > MAX_UNIX_TIME)
+    throw new TypeError(`${field} must be a unix time`);
   return value as number;
 }
 
@@ -40,14 +51,20 @@ export function toProviderSubscription(subscription: SubscriptionJson): Provider
     status: text(subscription.status, 'subscription.status') as SubscriptionStatus,
     priceId: idOf(item?.price, 'subscription item price'),
     cancelAtPeriodEnd: subscription.cancel_at_period_end === true,
-    currentPeriodEnd: periodEnd === undefined || periodEnd === null ? null : new Date(unixTime(periodEnd, 'current_period_end') * 1000),
+    currentPeriodEnd:
+      periodEnd === undefined || periodEnd === null
+        ? null
+        : new Date(unixTime(periodEnd, 'current_period_end') * 1000),
     createdAt: new Date(unixTime(subscription.created, 'subscription.created') * 1000),
     metadataUserId: nonEmptyText(userId),
   };
 }
 
 function invoiceSubscription(invoice: Stripe.Invoice & { subscription?: unknown }): string | null {
-  return idOf(invoice.parent?.subscription_details?.subscription, 'invoice subscription') ?? idOf(invoice.subscription, 'invoice.subscription');
+  return (
+    idOf(invoice.parent?.subscription_details?.subscription, 'invoice subscription') ??
+    idOf(invoice.subscription, 'invoice.subscription')
+  );
 }
 
 // The SDK's event union, by the kind of domain event each becomes. Stripe.Event is discriminated
@@ -59,8 +76,10 @@ type StripeInvoiceEvent = Extract<Stripe.Event, { type: `invoice.${string}` }>;
 
 const isCheckoutSessionEvent = (event: Stripe.Event): event is StripeCheckoutSessionEvent =>
   event.type === 'checkout.session.completed' || event.type === 'checkout.session.expired';
-const isSubscriptionEvent = (event: Stripe.Event): event is StripeSubscriptionEvent => event.type.startsWith('customer.subscription.');
-const isInvoiceEvent = (event: Stripe.Event): event is StripeInvoiceEvent => event.type.startsWith('invoice.');
+const isSubscriptionEvent = (event: Stripe.Event): event is StripeSubscriptionEvent =>
+  event.type.startsWith('customer.subscription.');
+const isInvoiceEvent = (event: Stripe.Event): event is StripeInvoiceEvent =>
+  event.type.startsWith('invoice.');
 
 /** The kind of domain event toPaymentEvent makes of an SDK event of type T. */
 type KindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEvent['type']
@@ -72,14 +91,19 @@ type KindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEve
       : OtherEvent['kind'];
 
 /** Why a handled type (of a map like the domain's HandledEvents) does not agree with the SDK and this translation; never when it does. */
-type Disagreement<Handled extends { [T in keyof Handled]: PaymentEvent }, T extends keyof Handled & string> = T extends Stripe.Event['type']
+type Disagreement<
+  Handled extends { [T in keyof Handled]: PaymentEvent },
+  T extends keyof Handled & string,
+> = T extends Stripe.Event['type']
   ? [Handled[T]['kind']] extends [KindOf<T>]
     ? never
     : `${T} is translated to ${KindOf<T>} events, its handler takes ${Handled[T]['kind']} events`
   : `${T} is not an event type of the stripe SDK`;
 
 /** Every disagreement of a map of handled types; never when there is none. */
-export type HandledEventsDisagreements<Handled extends { [T in keyof Handled]: PaymentEvent }> = { [T in keyof Handled & string]: Disagreement<Handled, T> }[keyof Handled & string];
+export type HandledEventsDisagreements<Handled extends { [T in keyof Handled]: PaymentEvent }> = {
+  [T in keyof Handled & string]: Disagreement<Handled, T>;
+}[keyof Handled & string];
 
 /** Compiles only when there is no disagreement; otherwise the compiler's message quotes it. */
 export type Agreeing<Disagreements extends never> = Disagreements;
@@ -92,7 +116,12 @@ export type Agreeing<Disagreements extends never> = Disagreements;
 export type HandledEventsAgree = Agreeing<HandledEventsDisagreements<HandledEvents>>;
 
 export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
-  const base = { id: text(event.id, 'event.id'), type: text(event.type, 'event.type'), created: unixTime(event.created, 'event.created'), livemode: event.livemode === true };
+  const base = {
+    id: text(event.id, 'event.id'),
+    type: text(event.type, 'event.type'),
+    created: unixTime(event.created, 'event.created'),
+    livemode: event.livemode === true,
+  };
   if (isCheckoutSessionEvent(event)) {
     const session = event.data.object;
     return {
@@ -106,10 +135,20 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
       },
     };
   }
-  if (isSubscriptionEvent(event)) return { ...base, kind: 'subscription', subscription: toProviderSubscription(event.data.object) };
+  if (isSubscriptionEvent(event))
+    return {
+      ...base,
+      kind: 'subscription',
+      subscription: toProviderSubscription(event.data.object),
+    };
   if (isInvoiceEvent(event)) {
     const invoice = event.data.object;
-    return { ...base, kind: 'invoice', subscriptionId: invoiceSubscription(invoice), customerId: idOf(invoice.customer, 'invoice.customer') };
+    return {
+      ...base,
+      kind: 'invoice',
+      subscriptionId: invoiceSubscription(invoice),
+      customerId: idOf(invoice.customer, 'invoice.customer'),
+    };
   }
   return { ...base, kind: 'other' };
 }

@@ -16,15 +16,24 @@ export interface PaymentsLogger {
 }
 
 function toSession(session: Stripe.Checkout.Session): ProviderCheckoutSession {
-  return { id: session.id, url: session.url ?? '', status: (session.status ?? 'open') as ProviderCheckoutSession['status'], expiresAt: new Date(session.expires_at * 1000) };
+  return {
+    id: session.id,
+    url: session.url ?? '',
+    status: (session.status ?? 'open') as ProviderCheckoutSession['status'],
+    expiresAt: new Date(session.expires_at * 1000),
+  };
 }
 
 /** Seconds the provider asks us to wait (`Retry-After`: seconds or an HTTP date), within reason. */
 function retryAfterSeconds(headers: Record<string, string> | undefined): number | undefined {
   const value = headers?.['retry-after'];
   if (value === undefined) return undefined;
-  const seconds = /^\d+$/.test(value) ? Number(value) : Math.ceil((Date.parse(value) - Date.now()) / 1000);
-  return Number.isFinite(seconds) ? Math.min(Math.max(seconds, 1), MAX_RETRY_AFTER_SECONDS) : undefined;
+  const seconds = /^\d+$/.test(value)
+    ? Number(value)
+    : Math.ceil((Date.parse(value) - Date.now()) / 1000);
+  return Number.isFinite(seconds)
+    ? Math.min(Math.max(seconds, 1), MAX_RETRY_AFTER_SECONDS)
+    : undefined;
 }
 
 /** The provider's own time of a response (its `Date` header), unix seconds; our clock if it sent none. */
@@ -41,19 +50,37 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
       const failure = error as Stripe.errors.StripeError;
       if (failure.statusCode === 429) {
         // Throttling is a normal answer: whoever asked answers 503 with Retry-After and logs it once.
-        throw new DomainError('payments_throttled', 'Payment provider is throttling requests', { operation, retryAfterSeconds: retryAfterSeconds(failure.headers) });
+        throw new DomainError('payments_throttled', 'Payment provider is throttling requests', {
+          operation,
+          retryAfterSeconds: retryAfterSeconds(failure.headers),
+        });
       }
-      if (failure.type === 'StripeAuthenticationError' || failure.type === 'StripePermissionError') {
+      if (
+        failure.type === 'StripeAuthenticationError' ||
+        failure.type === 'StripePermissionError'
+      ) {
         log.error({ operation, type: failure.type }, 'payment provider rejected our API key');
       } else {
-        log.error({ operation, type: failure.type, status: failure.statusCode, code: failure.code }, 'payment provider call failed');
+        log.error(
+          { operation, type: failure.type, status: failure.statusCode, code: failure.code },
+          'payment provider call failed',
+        );
       }
       throw new DomainError('payments_unavailable', 'Payment provider unavailable');
     }
   }
   return {
     createCustomer: ({ userId, email }, idempotencyKey) =>
-      call('customers.create', async () => (await stripe.customers.create({ email, metadata: { user_id: userId } }, { idempotencyKey })).id),
+      call(
+        'customers.create',
+        async () =>
+          (
+            await stripe.customers.create(
+              { email, metadata: { user_id: userId } },
+              { idempotencyKey },
+            )
+          ).id,
+      ),
     createCheckoutSession: (input, idempotencyKey) =>
       call('checkout.sessions.create', async () =>
         toSession(
@@ -72,31 +99,66 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
           ),
         ),
       ),
-    retrieveCheckoutSession: (id) => call('checkout.sessions.retrieve', async () => toSession(await stripe.checkout.sessions.retrieve(id))),
+    retrieveCheckoutSession: (id) =>
+      call('checkout.sessions.retrieve', async () =>
+        toSession(await stripe.checkout.sessions.retrieve(id)),
+      ),
     retrieveSubscription: (id) =>
       call('subscriptions.retrieve', async () => {
         try {
           const subscription = await stripe.subscriptions.retrieve(id);
-          return { value: toProviderSubscription(subscription), readAt: providerTime(subscription) };
+          return {
+            value: toProviderSubscription(subscription),
+            readAt: providerTime(subscription),
+          };
         } catch (error) {
           const failure = error as Stripe.errors.StripeError;
-          if (failure.statusCode === 404) return { value: null, readAt: providerTime({ lastResponse: { headers: failure.headers } }) };
+          if (failure.statusCode === 404)
+            return {
+              value: null,
+              readAt: providerTime({ lastResponse: { headers: failure.headers } }),
+            };
           throw error;
         }
       }),
     listSubscriptions: (customerId) =>
       call('subscriptions.list', async () => {
         // The first page's time: every page after it is at least as current.
-        const firstPage = await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 });
-        const rest = firstPage.has_more ? await stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100, starting_after: firstPage.data.at(-1)!.id }).autoPagingToArray({ limit: 10_000 }) : [];
-        return { value: [...firstPage.data, ...rest].map(toProviderSubscription), readAt: providerTime(firstPage) };
+        const firstPage = await stripe.subscriptions.list({
+          customer: customerId,
+          status: 'all',
+          limit: 100,
+        });
+        const rest = firstPage.has_more
+          ? await stripe.subscriptions
+              .list({
+                customer: customerId,
+                status: 'all',
+                limit: 100,
+                starting_after: firstPage.data.at(-1)!.id,
+              })
+              .autoPagingToArray({ limit: 10_000 })
+          : [];
+        return {
+          value: [...firstPage.data, ...rest].map(toProviderSubscription),
+          readAt: providerTime(firstPage),
+        };
       }),
     undeliveredEvents: () =>
       call('events.list', async () => {
-        const events = await stripe.events.list({ delivery_success: false, limit: 100 }).autoPagingToArray({ limit: 10_000 });
+        const events = await stripe.events
+          .list({ delivery_success: false, limit: 100 })
+          .autoPagingToArray({ limit: 10_000 });
         return events.reverse().map(toPaymentEvent);
       }),
     createPortalSession: ({ customerId, returnUrl }) =>
-      call('billingPortal.sessions.create', async () => ({ url: (await stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl })).url })),
+      call('billingPortal.sessions.create', async () => ({
+        url: (
+          await stripe.billingPortal.sessions.create({
+            customer: customerId,
+            return_url: returnUrl,
+          })
+        ).url,
+      })),
   };
 }

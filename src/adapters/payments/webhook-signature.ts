@@ -18,7 +18,8 @@ function parseHeader(header: string): { timestamp: number; signatures: Buffer[] 
     if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
     if (key === 'v1' && /^[0-9a-f]{64}$/i.test(value)) signatures.push(Buffer.from(value, 'hex'));
   }
-  if (Number.isNaN(timestamp) || signatures.length === 0) throw invalid('malformed Stripe-Signature header');
+  if (Number.isNaN(timestamp) || signatures.length === 0)
+    throw invalid('malformed Stripe-Signature header');
   return { timestamp, signatures };
 }
 
@@ -27,10 +28,16 @@ export function signPayload(rawBody: Buffer | string, secret: string, timestamp:
 }
 
 /** Returns the signature's timestamp (unix seconds): when the provider signed this delivery. */
-export function verifySignature(rawBody: Buffer, header: string | undefined, secrets: readonly string[], now = Date.now()): number {
+export function verifySignature(
+  rawBody: Buffer,
+  header: string | undefined,
+  secrets: readonly string[],
+  now = Date.now(),
+): number {
   if (header === undefined || header === '') throw invalid('missing Stripe-Signature header');
   const { timestamp, signatures } = parseHeader(header);
-  if (Math.abs(Math.floor(now / 1000) - timestamp) > SIGNATURE_TOLERANCE_SECONDS) throw invalid('timestamp outside the tolerance');
+  if (Math.abs(Math.floor(now / 1000) - timestamp) > SIGNATURE_TOLERANCE_SECONDS)
+    throw invalid('timestamp outside the tolerance');
   const matches = secrets.some((secret) => {
     const expected = Buffer.from(signPayload(rawBody, secret, timestamp), 'hex');
     return signatures.some((candidate) => timingSafeEqual(candidate, expected));

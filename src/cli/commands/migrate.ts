@@ -12,7 +12,9 @@ export const migrateCommand: Command = {
   async run(_input, io) {
     const config = cliConfig();
     const { reachDatabase, openMigratedDatabase } = await import('../../adapters/database/open.ts');
-    io.progress(`migrating ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'the embedded database'}...`);
+    io.progress(
+      `migrating ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'the embedded database'}...`,
+    );
     const server = await reachDatabase(config.database);
     try {
       const { db, applied } = await openMigratedDatabase(server.reach);

@@ -7,7 +7,10 @@ import { cliConfig, requiredOption, UsageError, type Command } from '../command.
 const MAX_TTL = 366 * 86_400;
 
 function ttlSeconds(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_TTL) throw new UsageError(`--ttl must be a whole number of seconds from 1 to ${MAX_TTL}, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_TTL)
+    throw new UsageError(
+      `--ttl must be a whole number of seconds from 1 to ${MAX_TTL}, got ${JSON.stringify(raw)}`,
+    );
   return Number(raw);
 }
 
@@ -20,21 +23,37 @@ export const tokenCommand: Command = {
     'running on that DATA_DIR (whatever its port), or, with none running, of one started with these HOST and PORT.',
     'Refused when IDP_ISSUER is set: tokens then come from that identity provider.',
     '',
-    '  --sub <subject>     the token\'s subject, which becomes the user\'s idp_id',
+    "  --sub <subject>     the token's subject, which becomes the user's idp_id",
     '  --email <address>   the e-mail claim',
     '  --ttl <seconds>     lifetime, default 3600',
   ].join('\n'),
-  options: { sub: { type: 'string' }, email: { type: 'string' }, ttl: { type: 'string', default: '3600' } },
+  options: {
+    sub: { type: 'string' },
+    email: { type: 'string' },
+    ttl: { type: 'string', default: '3600' },
+  },
   positionals: [],
   async run(input, io) {
     const sub = requiredOption(input, 'sub');
     const email = requiredOption(input, 'email');
     const ttl = ttlSeconds(String(input.values.ttl));
     const config = cliConfig();
-    if (config.identity.kind !== 'dev') throw new Error('IDP_ISSUER is set: tokens come from that identity provider, not this command');
+    if (config.identity.kind !== 'dev')
+      throw new Error(
+        'IDP_ISSUER is set: tokens come from that identity provider, not this command',
+      );
     // For the service running on this DATA_DIR, whatever its port; with none running, for HOST and PORT.
-    const issuer = (await runningService(config.dataDir))?.issuer ?? devIssuerUrl(config.host, config.port);
+    const issuer =
+      (await runningService(config.dataDir))?.issuer ?? devIssuerUrl(config.host, config.port);
     const key = await loadOrCreateSigningKey(config.dataDir);
-    io.out(await signToken(key, { sub, email, issuer, audience: config.identity.audience, ttlSeconds: ttl }));
+    io.out(
+      await signToken(key, {
+        sub,
+        email,
+        issuer,
+        audience: config.identity.audience,
+        ttlSeconds: ttl,
+      }),
+    );
   },
 };

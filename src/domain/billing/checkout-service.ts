@@ -35,7 +35,11 @@ export class CheckoutService {
     private readonly metrics: Pick<Metrics, 'checkoutSession'>,
   ) {}
 
-  async start(principal: Principal, input: CheckoutInput, now = new Date()): Promise<{ url: string }> {
+  async start(
+    principal: Principal,
+    input: CheckoutInput,
+    now = new Date(),
+  ): Promise<{ url: string }> {
     const urls = this.redirectUrls(input);
     const user = await this.store.users.upsertByIdpId(principal.idpId, principal.email);
     const target: Target = { priceId: this.priceFor(user.plan), ...urls };
@@ -52,8 +56,17 @@ export class CheckoutService {
     // get one session from the provider; a later checkout gets a fresh one.
     const attempt = await this.store.checkoutSessions.countForUser(user.id);
     const key = `checkout:${user.id}:${attempt}:${digest(target)}`;
-    const session = await this.payments.createCheckoutSession({ customerId, userId: user.id, ...target }, key);
-    await this.store.checkoutSessions.insert({ id: session.id, userId: user.id, url: session.url, expiresAt: session.expiresAt, ...target });
+    const session = await this.payments.createCheckoutSession(
+      { customerId, userId: user.id, ...target },
+      key,
+    );
+    await this.store.checkoutSessions.insert({
+      id: session.id,
+      userId: user.id,
+      url: session.url,
+      expiresAt: session.expiresAt,
+      ...target,
+    });
     this.metrics.checkoutSession('created');
     return { url: session.url };
   }
@@ -61,8 +74,14 @@ export class CheckoutService {
   private redirectUrls(input: CheckoutInput): Omit<Target, 'priceId'> {
     const { appUrl, allowedOrigins } = this.settings;
     return {
-      successUrl: input.success_url === undefined ? `${appUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}` : checkRedirectUrl('success_url', input.success_url, allowedOrigins),
-      cancelUrl: input.cancel_url === undefined ? `${appUrl}/billing/cancel` : checkRedirectUrl('cancel_url', input.cancel_url, allowedOrigins),
+      successUrl:
+        input.success_url === undefined
+          ? `${appUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`
+          : checkRedirectUrl('success_url', input.success_url, allowedOrigins),
+      cancelUrl:
+        input.cancel_url === undefined
+          ? `${appUrl}/billing/cancel`
+          : checkRedirectUrl('cancel_url', input.cancel_url, allowedOrigins),
     };
   }
 
@@ -75,7 +94,12 @@ export class CheckoutService {
   /** The URL of the user's newest open session for the same target, if the provider agrees it is open. */
   private async openSession(user: User, target: Target, now: Date): Promise<string | null> {
     const stored = await this.store.checkoutSessions.findOpen(user.id, now);
-    if (!stored || stored.priceId !== target.priceId || stored.successUrl !== target.successUrl || stored.cancelUrl !== target.cancelUrl) {
+    if (
+      !stored ||
+      stored.priceId !== target.priceId ||
+      stored.successUrl !== target.successUrl ||
+      stored.cancelUrl !== target.cancelUrl
+    ) {
       return null;
     }
     const current = await this.payments.retrieveCheckoutSession(stored.id);
@@ -87,7 +111,10 @@ export class CheckoutService {
   /** One provider customer per user: the idempotency key and the stored link make it one under races. */
   private async customerOf(user: User): Promise<string> {
     if (user.paymentsCustomerId) return user.paymentsCustomerId;
-    const created = await this.payments.createCustomer({ userId: user.id, email: user.email }, `customer:${user.id}`);
+    const created = await this.payments.createCustomer(
+      { userId: user.id, email: user.email },
+      `customer:${user.id}`,
+    );
     return (await this.store.users.linkCustomer(user.id, created)) ?? created;
   }
 }

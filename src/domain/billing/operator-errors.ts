@@ -3,7 +3,9 @@
 // prints their message as the one line an operator reads.
 export class UnknownUserError extends Error {
   constructor(idpId: string) {
-    super(`no user with idp_id ${JSON.stringify(idpId)} (a user exists once they have called the API)`);
+    super(
+      `no user with idp_id ${JSON.stringify(idpId)} (a user exists once they have called the API)`,
+    );
     this.name = 'UnknownUserError';
   }
 }

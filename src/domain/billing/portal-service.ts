@@ -21,11 +21,17 @@ export class PortalService {
 
   async open(principal: Principal, input: PortalInput): Promise<{ url: string }> {
     const { appUrl, allowedOrigins } = this.settings;
-    const returnUrl = input.return_url === undefined ? `${appUrl}/billing` : checkRedirectUrl('return_url', input.return_url, allowedOrigins);
+    const returnUrl =
+      input.return_url === undefined
+        ? `${appUrl}/billing`
+        : checkRedirectUrl('return_url', input.return_url, allowedOrigins);
     const user = await this.store.users.upsertByIdpId(principal.idpId, principal.email);
     // The provider customer is created by the first checkout; before it there is no account to show.
     if (user.paymentsCustomerId === null) {
-      throw new DomainError('nothing_to_manage', 'There is nothing to manage yet: start a subscription with a checkout first');
+      throw new DomainError(
+        'nothing_to_manage',
+        'There is nothing to manage yet: start a subscription with a checkout first',
+      );
     }
     return this.payments.createPortalSession({ customerId: user.paymentsCustomerId, returnUrl });
   }

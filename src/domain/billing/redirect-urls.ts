@@ -10,8 +10,13 @@ function refuse(field: string, input: string, reason: string): DomainError {
   return new DomainError('invalid_redirect_url', reason, { field, input });
 }
 
-export function checkRedirectUrl(field: string, input: string, allowedOrigins: readonly string[]): string {
-  if (input.length > MAX_URL_LENGTH) throw refuse(field, input, `URL must be at most ${MAX_URL_LENGTH} characters`);
+export function checkRedirectUrl(
+  field: string,
+  input: string,
+  allowedOrigins: readonly string[],
+): string {
+  if (input.length > MAX_URL_LENGTH)
+    throw refuse(field, input, `URL must be at most ${MAX_URL_LENGTH} characters`);
   // Printable ASCII only: look-alike (full-width, zero-width) spellings of an allowed host and
   // characters the provider cannot encode are refused rather than normalised. Percent-encode the rest.
   if (!/^https?:\/\/[^/\\]/i.test(input) || !/^[\x21-\x7e]+$/.test(input) || input.includes('\\')) {
@@ -23,9 +28,14 @@ export function checkRedirectUrl(field: string, input: string, allowedOrigins: r
   } catch {
     throw refuse(field, input, 'URL must be an absolute http(s) URL');
   }
-  if (url.username !== '' || url.password !== '') throw refuse(field, input, 'URL must not contain credentials');
+  if (url.username !== '' || url.password !== '')
+    throw refuse(field, input, 'URL must not contain credentials');
   if (!allowedOrigins.includes(url.origin)) {
-    throw refuse(field, input, `URL origin ${url.origin} is not allowed; allowed: ${allowedOrigins.join(', ')}`);
+    throw refuse(
+      field,
+      input,
+      `URL origin ${url.origin} is not allowed; allowed: ${allowedOrigins.join(', ')}`,
+    );
   }
   return input;
 }

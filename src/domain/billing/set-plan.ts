@@ -11,7 +11,12 @@ export interface PlanChange {
   plan: string;
 }
 
-export async function setPlan(users: UsersRepository, prices: ReadonlyMap<string, string>, idpId: string, plan: string): Promise<PlanChange> {
+export async function setPlan(
+  users: UsersRepository,
+  prices: ReadonlyMap<string, string>,
+  idpId: string,
+  plan: string,
+): Promise<PlanChange> {
   if (!prices.has(plan)) throw new UnknownPlanError(plan, [...prices.keys()]);
   const before = await users.findByIdpId(idpId);
   if (before === null) throw new UnknownUserError(idpId);

@@ -34,19 +34,28 @@ const MAX_READS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Saves what the read says where it is newer than what is stored; false when a tie was left. */
-async function saveNewer(deps: SyncUserDeps, { value: fresh, readAt }: ProviderRead<ProviderSubscription[]>): Promise<boolean> {
+async function saveNewer(
+  deps: SyncUserDeps,
+  { value: fresh, readAt }: ProviderRead<ProviderSubscription[]>,
+): Promise<boolean> {
   const save = () =>
     deps.store.transaction(async (tx) => {
       let settled = true;
       for (const subscription of fresh) {
         const stored = await tx.subscriptions.findForUpdate(subscription.id);
-        if (stored === null || stored.asOf < readAt) await saveState({ tx, log: deps.log }, { stored, next: subscription, asOf: readAt, created: readAt });
+        if (stored === null || stored.asOf < readAt)
+          await saveState(
+            { tx, log: deps.log },
+            { stored, next: subscription, asOf: readAt, created: readAt },
+          );
         else settled &&= stored.asOf > readAt;
       }
       return settled;
     });
   // A delivery may store a first snapshot between our look and our insert: then look again, once.
-  return save().catch((error: unknown) => (error instanceof DecideAgain ? save() : Promise.reject(error)));
+  return save().catch((error: unknown) =>
+    error instanceof DecideAgain ? save() : Promise.reject(error),
+  );
 }
 
 export async function syncUser(deps: SyncUserDeps, idpId: string): Promise<SyncUserResult> {
@@ -63,7 +72,7 @@ export async function syncUser(deps: SyncUserDeps, idpId: string): Promise<SyncU
   for (let attempt = 1; attempt <= MAX_READS; attempt++) {
     const read = await deps.payments.listSubscriptions(customerId);
     fresh = read.value;
-    if (await saveNewer(deps, read) || attempt === MAX_READS) break;
+    if ((await saveNewer(deps, read)) || attempt === MAX_READS) break;
     await sleep(1000);
   }
   const after = await deps.store.users.findById(user.id);

@@ -11,7 +11,10 @@ export interface TierPolicy {
   graceDays: number;
 }
 
-type Billing = Pick<SubscriptionState, 'status' | 'priceId' | 'cancelAtPeriodEnd' | 'currentPeriodEnd' | 'paymentFailedAt'>;
+type Billing = Pick<
+  SubscriptionState,
+  'status' | 'priceId' | 'cancelAtPeriodEnd' | 'currentPeriodEnd' | 'paymentFailedAt'
+>;
 
 function paidTier(subscription: Billing, policy: TierPolicy): string {
   return (subscription.priceId && policy.tierByPrice.get(subscription.priceId)) || FREE_TIER;
@@ -22,8 +25,14 @@ function periodOver(subscription: Billing, now: Date): boolean {
 }
 
 /** When a past_due subscription's grace period ends: BILLING_GRACE_DAYS after the payment failed. */
-export function graceEnd(subscription: Pick<Billing, 'paymentFailedAt'>, policy: TierPolicy, now = new Date()): Date {
-  return new Date((subscription.paymentFailedAt?.getTime() ?? now.getTime()) + policy.graceDays * DAY_MS);
+export function graceEnd(
+  subscription: Pick<Billing, 'paymentFailedAt'>,
+  policy: TierPolicy,
+  now = new Date(),
+): Date {
+  return new Date(
+    (subscription.paymentFailedAt?.getTime() ?? now.getTime()) + policy.graceDays * DAY_MS,
+  );
 }
 
 export function tierOf(subscription: Billing | null, policy: TierPolicy, now = new Date()): string {
@@ -32,7 +41,9 @@ export function tierOf(subscription: Billing | null, policy: TierPolicy, now = n
     case 'active':
     case 'trialing':
       // Canceled at period end: paid until the period ends, even if the deletion event is late.
-      return subscription.cancelAtPeriodEnd && periodOver(subscription, now) ? FREE_TIER : paidTier(subscription, policy);
+      return subscription.cancelAtPeriodEnd && periodOver(subscription, now)
+        ? FREE_TIER
+        : paidTier(subscription, policy);
     case 'past_due':
       return now < graceEnd(subscription, policy, now) ? paidTier(subscription, policy) : FREE_TIER;
     case 'incomplete':

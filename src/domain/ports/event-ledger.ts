@@ -9,7 +9,10 @@ export interface EventLedger {
    * holds the event (deliveries of one event take turns, on every instance), then writes the
    * record, then commits. If `apply` throws, both roll back and the error is rethrown.
    */
-  recordOnce(record: WebhookEventRecord, apply: (tx: Repositories) => Promise<void>): Promise<boolean>;
+  recordOnce(
+    record: WebhookEventRecord,
+    apply: (tx: Repositories) => Promise<void>,
+  ): Promise<boolean>;
   /** Whether the event is recorded already: a delivery may skip work it would only throw away. */
   isRecorded(eventId: string): Promise<boolean>;
   /** A failed attempt, kept outside the rolled-back transaction so operators see what keeps failing. */

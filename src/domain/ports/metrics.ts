@@ -1,5 +1,9 @@
 // What the domain reports for operators to watch; the adapter decides how (Prometheus).
 export interface Metrics {
-  webhookEvent(type: string, outcome: 'processed' | 'duplicate' | 'ignored' | 'failed', lagSeconds: number | null): void;
+  webhookEvent(
+    type: string,
+    outcome: 'processed' | 'duplicate' | 'ignored' | 'failed',
+    lagSeconds: number | null,
+  ): void;
   checkoutSession(result: 'created' | 'reused'): void;
 }

@@ -1,11 +1,20 @@
 // The payment provider, as the domain needs it. Failures surface as
 // DomainError('payments_unavailable'), or DomainError('payments_throttled') when it asks us to slow
 // down (with `retryAfterSeconds` in the details when it says how long).
-import type { NewCheckoutSession, PaymentEvent, ProviderCheckoutSession, ProviderRead, ProviderSubscription } from '../model.ts';
+import type {
+  NewCheckoutSession,
+  PaymentEvent,
+  ProviderCheckoutSession,
+  ProviderRead,
+  ProviderSubscription,
+} from '../model.ts';
 
 export interface PaymentsProvider {
   createCustomer(input: { userId: string; email: string }, idempotencyKey: string): Promise<string>;
-  createCheckoutSession(input: NewCheckoutSession, idempotencyKey: string): Promise<ProviderCheckoutSession>;
+  createCheckoutSession(
+    input: NewCheckoutSession,
+    idempotencyKey: string,
+  ): Promise<ProviderCheckoutSession>;
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
   /** The subscription as of the read (null when the provider does not know it). */
   retrieveSubscription(id: string): Promise<ProviderRead<ProviderSubscription | null>>;

@@ -1,5 +1,10 @@
 // The database, as the domain needs it: repositories, bound to a transaction when one is asked for.
-import type { CheckoutSessionRecord, ProviderSubscription, SubscriptionState, User } from '../model.ts';
+import type {
+  CheckoutSessionRecord,
+  ProviderSubscription,
+  SubscriptionState,
+  User,
+} from '../model.ts';
 
 export interface UsersRepository {
   /** Creates the user on first sight, keeps the e-mail in step; one round trip when nothing changed. */
@@ -42,7 +47,10 @@ export interface SubscriptionsRepository {
    * state is newer than the event (nothing to do), 'undecided' when the caller must decide (no
    * stored state, the same second, another customer).
    */
-  applyIfNewer(snapshot: ProviderSubscription, created: number): Promise<'applied' | 'older' | 'undecided'>;
+  applyIfNewer(
+    snapshot: ProviderSubscription,
+    created: number,
+  ): Promise<'applied' | 'older' | 'undecided'>;
 }
 
 export interface Repositories {

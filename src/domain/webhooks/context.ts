@@ -46,11 +46,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * event names. A customer's link is ours and final; an id carried in provider data (metadata,
  * client_reference_id) that disagrees with it is logged and not followed.
  */
-export async function findEventUser(ctx: Pick<ApplyContext, 'tx' | 'log'>, namedUserId: string | null, customerId: string | null): Promise<User | null> {
+export async function findEventUser(
+  ctx: Pick<ApplyContext, 'tx' | 'log'>,
+  namedUserId: string | null,
+  customerId: string | null,
+): Promise<User | null> {
   const linked = customerId !== null ? await ctx.tx.users.findByCustomerId(customerId) : null;
   if (linked !== null) {
     if (namedUserId !== null && namedUserId !== linked.id) {
-      ctx.log.warn({ customer: customerId, linkedUser: linked.id, namedUser: namedUserId }, 'event names another user than its customer is linked to: the customer link wins');
+      ctx.log.warn(
+        { customer: customerId, linkedUser: linked.id, namedUser: namedUserId },
+        'event names another user than its customer is linked to: the customer link wins',
+      );
     }
     return linked;
   }

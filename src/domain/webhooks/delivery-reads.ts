@@ -39,7 +39,10 @@ function sameTerms(read: ProviderSubscription | null, stored: SubscriptionState)
 }
 
 export class DeliveryReads {
-  private readonly reads = new Map<string, { read: SubscriptionRead; basedOn: number | undefined }>();
+  private readonly reads = new Map<
+    string,
+    { read: SubscriptionRead; basedOn: number | undefined }
+  >();
   private readonly receivedAt: number;
 
   constructor(
@@ -51,12 +54,23 @@ export class DeliveryReads {
   }
 
   /** Reads the subscription, newer than `observed` (the stored state seen at `observedAt`, null: none). */
-  async fetch(id: string, observed: SubscriptionState | null, observedAt = this.shared.clock()): Promise<void> {
-    const read = await this.shared.read(id, Math.max(this.receivedAt, observedAt), Math.max(this.created, observed?.asOf ?? 0)).catch((error: unknown) => {
-      throw error instanceof DomainError ? new DomainError(error.code, error.message, { ...error.details, subscription: id }) : error;
-    });
+  async fetch(
+    id: string,
+    observed: SubscriptionState | null,
+    observedAt = this.shared.clock(),
+  ): Promise<void> {
+    const read = await this.shared
+      .read(id, Math.max(this.receivedAt, observedAt), Math.max(this.created, observed?.asOf ?? 0))
+      .catch((error: unknown) => {
+        throw error instanceof DomainError
+          ? new DomainError(error.code, error.message, { ...error.details, subscription: id })
+          : error;
+      });
     // Sent after the state was seen: it contains that state, so it may replace it while it is unchanged.
-    this.reads.set(id, { read, basedOn: read.sentAt >= observedAt ? observed?.revision : undefined });
+    this.reads.set(id, {
+      read,
+      basedOn: read.sentAt >= observedAt ? observed?.revision : undefined,
+    });
   }
 
   /**
@@ -69,7 +83,13 @@ export class DeliveryReads {
     const entry = this.reads.get(id);
     if (entry === undefined) throw new ReadNeeded(id, stored, this.shared.clock());
     const { read, basedOn } = entry;
-    if (stored === null || basedOn === stored.revision || read.readAt > stored.asOf || sameTerms(read.value, stored)) return read;
+    if (
+      stored === null ||
+      basedOn === stored.revision ||
+      read.readAt > stored.asOf ||
+      sameTerms(read.value, stored)
+    )
+      return read;
     throw new ReadNeeded(id, stored, this.shared.clock());
   }
 }

@@ -5,7 +5,12 @@ import { DomainError } from '../errors.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { WebhookOutcome, WebhookService } from './webhook-service.ts';
 
-export type ReplayProgress = (done: number, total: number, eventId: string, outcome: WebhookOutcome) => void;
+export type ReplayProgress = (
+  done: number,
+  total: number,
+  eventId: string,
+  outcome: WebhookOutcome,
+) => void;
 
 export interface ReplayOptions {
   progress?: ReplayProgress;
@@ -17,8 +22,16 @@ export interface ReplayOptions {
 /** When throttled without being told how long to wait. */
 const DEFAULT_WAIT_SECONDS = 1;
 
-export async function replayUndeliveredEvents(payments: PaymentsProvider, webhooks: WebhookService, options: ReplayOptions = {}) {
-  const { progress = () => {}, onThrottled = () => {}, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
+export async function replayUndeliveredEvents(
+  payments: PaymentsProvider,
+  webhooks: WebhookService,
+  options: ReplayOptions = {},
+) {
+  const {
+    progress = () => {},
+    onThrottled = () => {},
+    sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  } = options;
   async function patiently<T>(work: () => Promise<T>): Promise<T> {
     for (;;) {
       try {

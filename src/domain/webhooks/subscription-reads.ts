@@ -43,7 +43,11 @@ export class SubscriptionReads {
   async read(id: string, sentAfter: number, newerThan: number): Promise<SubscriptionRead> {
     for (let waited = false; ; waited = true) {
       const entry = this.entries.get(id);
-      if (entry === undefined || (entry.doneAt !== undefined && this.clock() - entry.doneAt >= REUSE_MS)) return this.start(id);
+      if (
+        entry === undefined ||
+        (entry.doneAt !== undefined && this.clock() - entry.doneAt >= REUSE_MS)
+      )
+        return this.start(id);
       if (entry.sentAt >= sentAfter) return entry.read;
       const done = entry.done ?? (waited ? undefined : await entry.read.catch(() => undefined));
       if (done !== undefined && done.readAt > newerThan) return done;
@@ -69,7 +73,8 @@ export class SubscriptionReads {
   }
 
   private async inTurn<T>(work: () => Promise<T>): Promise<T> {
-    if (this.inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => this.queued.push(resolve));
+    if (this.inFlight >= MAX_IN_FLIGHT)
+      await new Promise<void>((resolve) => this.queued.push(resolve));
     this.inFlight += 1;
     try {
       return await work();

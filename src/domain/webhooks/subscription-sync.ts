@@ -9,35 +9,64 @@ import { DecideAgain } from './delivery-reads.ts';
 import { findEventUser, type ApplyContext, type PrepareContext } from './context.ts';
 
 /** Before the transaction: reads the subscription when the event alone cannot settle it. */
-export async function prepareRead(ctx: PrepareContext, subscriptionId: string, created: number): Promise<void> {
+export async function prepareRead(
+  ctx: PrepareContext,
+  subscriptionId: string,
+  created: number,
+): Promise<void> {
   const stored = await ctx.store.subscriptions.find(subscriptionId);
-  if ((stored === null || created >= stored.asOf) && !(await ctx.isRecorded())) await ctx.reads.fetch(subscriptionId, stored);
+  if ((stored === null || created >= stored.asOf) && !(await ctx.isRecorded()))
+    await ctx.reads.fetch(subscriptionId, stored);
 }
 
 /**
  * In the transaction: brings the stored subscription up to the event created at `created`, with
  * the snapshot the event carries (`carried`; null for events that only name the subscription).
  */
-export async function syncSubscription(ctx: ApplyContext, id: string, created: number, carried: ProviderSubscription | null): Promise<void> {
+export async function syncSubscription(
+  ctx: ApplyContext,
+  id: string,
+  created: number,
+  carried: ProviderSubscription | null,
+): Promise<void> {
   // The common cases, the next event of a known subscription or a late one, in one statement.
-  const verdict = carried === null ? 'undecided' : await ctx.tx.subscriptions.applyIfNewer(carried, created);
+  const verdict =
+    carried === null ? 'undecided' : await ctx.tx.subscriptions.applyIfNewer(carried, created);
   if (verdict === 'applied') return;
   if (verdict === 'older') return skipped(ctx, id, created);
   const stored = await ctx.tx.subscriptions.findForUpdate(id);
   if (stored !== null && created < stored.asOf) return skipped(ctx, id, created);
-  if (carried !== null && stored !== null && created > stored.asOf) return saveState(ctx, { stored, next: carried, asOf: created, created });
+  if (carried !== null && stored !== null && created > stored.asOf)
+    return saveState(ctx, { stored, next: carried, asOf: created, created });
   const read = ctx.reads.usable(id, stored);
-  if (read.value !== null) return saveState(ctx, { stored, next: read.value, asOf: Math.max(read.readAt, stored?.asOf ?? 0), created });
-  if (carried === null) return ctx.log.warn({ subscription: id }, 'provider does not know this subscription');
+  if (read.value !== null)
+    return saveState(ctx, {
+      stored,
+      next: read.value,
+      asOf: Math.max(read.readAt, stored?.asOf ?? 0),
+      created,
+    });
+  if (carried === null)
+    return ctx.log.warn({ subscription: id }, 'provider does not know this subscription');
   // The provider does not know it, so cannot settle a same-second tie: a fixed order, so every
   // delivery order ends alike.
   if (stored !== null && !laterInLifecycle(carried, stored)) return;
   return saveState(ctx, { stored, next: carried, asOf: created, created });
 }
 
-const skipped = (ctx: ApplyContext, id: string, created: number) => ctx.log.debug({ subscription: id, created }, 'event older than the stored subscription: skipped');
+const skipped = (ctx: ApplyContext, id: string, created: number) =>
+  ctx.log.debug({ subscription: id, created }, 'event older than the stored subscription: skipped');
 
-const LIFECYCLE_RANK: Record<string, number> = { incomplete: 0, trialing: 1, active: 2, past_due: 3, paused: 4, unpaid: 4, incomplete_expired: 5, canceled: 5 };
+const LIFECYCLE_RANK: Record<string, number> = {
+  incomplete: 0,
+  trialing: 1,
+  active: 2,
+  past_due: 3,
+  paused: 4,
+  unpaid: 4,
+  incomplete_expired: 5,
+  canceled: 5,
+};
 
 function laterInLifecycle(a: ProviderSubscription, b: SubscriptionState): boolean {
   const rank = (LIFECYCLE_RANK[a.status] ?? 0) - (LIFECYCLE_RANK[b.status] ?? 0);
@@ -58,18 +87,30 @@ export interface NewState {
  * Stores `next` as the subscription's state as of `asOf` for its user: the stored one's, else the
  * user its customer is linked to (or its metadata names). Exported for sync-user.
  */
-export async function saveState(ctx: Pick<ApplyContext, 'tx' | 'log'>, { stored, next, asOf, created }: NewState): Promise<void> {
+export async function saveState(
+  ctx: Pick<ApplyContext, 'tx' | 'log'>,
+  { stored, next, asOf, created }: NewState,
+): Promise<void> {
   // A subscription never changes customer: the user is looked up (and linked) for a first snapshot only.
-  const user = stored !== null && stored.customerId === next.customerId ? null : await findEventUser(ctx, next.metadataUserId, next.customerId);
+  const user =
+    stored !== null && stored.customerId === next.customerId
+      ? null
+      : await findEventUser(ctx, next.metadataUserId, next.customerId);
   const userId = user?.id ?? stored?.userId;
   if (userId === undefined) {
-    ctx.log.warn({ subscription: next.id, customer: next.customerId }, 'subscription for an unknown customer: acknowledged, nothing stored');
+    ctx.log.warn(
+      { subscription: next.id, customer: next.customerId },
+      'subscription for an unknown customer: acknowledged, nothing stored',
+    );
     return;
   }
-  if (user && user.paymentsCustomerId === null) await ctx.tx.users.linkCustomer(user.id, next.customerId);
+  if (user && user.paymentsCustomerId === null)
+    await ctx.tx.users.linkCustomer(user.id, next.customerId);
   // The grace period runs from the first failure we learn of, and ends with the past_due status.
-  const paymentFailedAt = next.status === 'past_due' ? (stored?.paymentFailedAt ?? new Date(created * 1000)) : null;
+  const paymentFailedAt =
+    next.status === 'past_due' ? (stored?.paymentFailedAt ?? new Date(created * 1000)) : null;
   const state = { ...next, userId, paymentFailedAt, asOf };
   if (stored !== null) return ctx.tx.subscriptions.update(state);
-  if (!(await ctx.tx.subscriptions.insert(state))) throw new DecideAgain(`subscription ${next.id} was stored by another delivery meanwhile`);
+  if (!(await ctx.tx.subscriptions.insert(state)))
+    throw new DecideAgain(`subscription ${next.id} was stored by another delivery meanwhile`);
 }

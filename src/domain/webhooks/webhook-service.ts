@@ -62,20 +62,35 @@ export class WebhookService {
   /** Processes an already verified event (deliveries and replays of undelivered events). */
   async process(event: PaymentEvent): Promise<WebhookOutcome> {
     const outcome = await this.processOnce(event);
-    this.metrics.webhookEvent(event.type, outcome, outcome === 'processed' ? Date.now() / 1000 - event.created : null);
+    this.metrics.webhookEvent(
+      event.type,
+      outcome,
+      outcome === 'processed' ? Date.now() / 1000 - event.created : null,
+    );
     return outcome;
   }
 
   private async processOnce(event: PaymentEvent): Promise<WebhookOutcome> {
     if (event.livemode !== this.settings.livemode) {
-      this.log.warn({ event: event.id, livemode: event.livemode }, 'event from the other mode: acknowledged, ignored');
+      this.log.warn(
+        { event: event.id, livemode: event.livemode },
+        'event from the other mode: acknowledged, ignored',
+      );
       return 'ignored';
     }
     const handler = handlerFor(event);
     const outcome = handler ? 'processed' : 'ignored';
-    const record: WebhookEventRecord = { id: event.id, type: event.type, livemode: event.livemode, outcome, created: event.created };
+    const record: WebhookEventRecord = {
+      id: event.id,
+      type: event.type,
+      livemode: event.livemode,
+      outcome,
+      created: event.created,
+    };
     try {
-      const recorded = handler ? await this.handle(event, handler, record) : await this.ledger.recordOnce(record, async () => {});
+      const recorded = handler
+        ? await this.handle(event, handler, record)
+        : await this.ledger.recordOnce(record, async () => {});
       return recorded ? outcome : 'duplicate';
     } catch (error) {
       await this.recordFailure(event, error);
@@ -83,15 +98,26 @@ export class WebhookService {
     }
   }
 
-  private async handle(event: PaymentEvent, handler: BoundHandler, record: WebhookEventRecord): Promise<boolean> {
+  private async handle(
+    event: PaymentEvent,
+    handler: BoundHandler,
+    record: WebhookEventRecord,
+  ): Promise<boolean> {
     const reads = new DeliveryReads(this.reads, event.created);
-    await handler.prepare({ store: this.store, reads, isRecorded: () => this.ledger.isRecorded(event.id) });
+    await handler.prepare({
+      store: this.store,
+      reads,
+      isRecorded: () => this.ledger.isRecorded(event.id),
+    });
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.ledger.recordOnce(record, (tx) => handler.apply({ tx, reads, log: this.log, now: new Date() }));
+        return await this.ledger.recordOnce(record, (tx) =>
+          handler.apply({ tx, reads, log: this.log, now: new Date() }),
+        );
       } catch (error) {
         if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;
-        if (error instanceof ReadNeeded) await reads.fetch(error.subscriptionId, error.observed, error.observedAt);
+        if (error instanceof ReadNeeded)
+          await reads.fetch(error.subscriptionId, error.observed, error.observedAt);
       }
     }
   }
@@ -101,7 +127,13 @@ export class WebhookService {
     this.metrics.webhookEvent(event.type, 'failed', null);
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     // A throttled read is logged once, by whoever answers for it (the HTTP layer, the replay).
-    if (!(error instanceof DomainError && error.code === 'payments_throttled')) this.log.warn({ event: event.id, type: event.type, error: message }, 'webhook event failed; the provider will retry');
-    await this.ledger.recordFailure({ eventId: event.id, type: event.type, error: message.slice(0, 1000) }).catch(() => {});
+    if (!(error instanceof DomainError && error.code === 'payments_throttled'))
+      this.log.warn(
+        { event: event.id, type: event.type, error: message },
+        'webhook event failed; the provider will retry',
+      );
+    await this.ledger
+      .recordFailure({ eventId: event.id, type: event.type, error: message.slice(0, 1000) })
+      .catch(() => {});
   }
 }

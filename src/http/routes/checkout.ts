@@ -7,7 +7,11 @@ import { perUserLimit } from '../per-user-limit.ts';
 import { billingResponses } from '../responses.ts';
 import { ref } from '../schemas.ts';
 
-export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifier, perUserPerMinute: number): FastifyPluginAsync {
+export function checkoutRoutes(
+  checkout: CheckoutService,
+  verifier: TokenVerifier,
+  perUserPerMinute: number,
+): FastifyPluginAsync {
   return async (app) => {
     app.post<{ Body: CheckoutInput }>('/billing/checkout', {
       schema: {
@@ -16,7 +20,11 @@ export function checkoutRoutes(checkout: CheckoutService, verifier: TokenVerifie
         tags: ['billing'],
         security: [{ bearerAuth: [] }],
         body: ref('CheckoutRequest'),
-        response: billingResponses('CheckoutResponse', 'The hosted checkout session to send the user to', 'The user already has an active, trialing or past_due subscription'),
+        response: billingResponses(
+          'CheckoutResponse',
+          'The hosted checkout session to send the user to',
+          'The user already has an active, trialing or past_due subscription',
+        ),
       },
       onRequest: authenticate(verifier),
       // Per user, after authentication; a checkout costs provider calls.

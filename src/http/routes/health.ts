@@ -8,15 +8,21 @@ const Status = Type.Object({ status: Type.String() });
 
 export function healthRoutes(checkReady: () => Promise<void>): FastifyPluginAsync {
   return async (app) => {
-    app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
-    app.get('/readyz', { schema: { hide: true, response: { 200: Status, 503: Status } } }, async (request, reply) => {
-      try {
-        await checkReady();
-        return { status: 'ready' };
-      } catch (error) {
-        request.log.warn({ err: error }, 'not ready');
-        return reply.status(503).send({ status: 'not ready' });
-      }
-    });
+    app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({
+      status: 'ok',
+    }));
+    app.get(
+      '/readyz',
+      { schema: { hide: true, response: { 200: Status, 503: Status } } },
+      async (request, reply) => {
+        try {
+          await checkReady();
+          return { status: 'ready' };
+        } catch (error) {
+          request.log.warn({ err: error }, 'not ready');
+          return reply.status(503).send({ status: 'not ready' });
+        }
+      },
+    );
   };
 }

@@ -24,16 +24,26 @@ function guard({ token, localNames }: MetricsAccess) {
   return [
     async (request: FastifyRequest, reply: FastifyReply) => {
       if (!timingSafeEqual(digest(request.headers.authorization ?? ''), expected)) {
-        return reply.status(401).header('www-authenticate', 'Bearer').header('connection', 'close').send({ detail: 'Not authenticated' });
+        return reply
+          .status(401)
+          .header('www-authenticate', 'Bearer')
+          .header('connection', 'close')
+          .send({ detail: 'Not authenticated' });
       }
     },
   ];
 }
 
-export function metricsRoutes(metrics: PrometheusMetrics, access: MetricsAccess): FastifyPluginAsync {
+export function metricsRoutes(
+  metrics: PrometheusMetrics,
+  access: MetricsAccess,
+): FastifyPluginAsync {
   return async (app) => {
-    app.get('/metrics', { schema: { hide: true }, onRequest: guard(access) }, async (_request, reply) =>
-      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    app.get(
+      '/metrics',
+      { schema: { hide: true }, onRequest: guard(access) },
+      async (_request, reply) =>
+        reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
     );
   };
 }
@@ -41,7 +51,12 @@ export function metricsRoutes(metrics: PrometheusMetrics, access: MetricsAccess)
 /** Added on the root instance, outside any plugin, so every route and every 404 is timed. */
 export function observeRequests(app: FastifyInstance, metrics: PrometheusMetrics): void {
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 }

@@ -14,7 +14,12 @@ export function usersRoutes(users: UserService, verifier: TokenVerifier): Fastif
         summary: 'Get current user profile',
         tags: ['users'],
         security: [{ bearerAuth: [] }],
-        response: { 200: described('User', 'The caller\'s profile, created on first access'), ...AUTH_RESPONSES, 500: ERROR_RESPONSES[500], 503: ERROR_RESPONSES[503] },
+        response: {
+          200: described('User', "The caller's profile, created on first access"),
+          ...AUTH_RESPONSES,
+          500: ERROR_RESPONSES[500],
+          503: ERROR_RESPONSES[503],
+        },
       },
       onRequest: authenticate(verifier),
       handler: (request) => users.profile(request.principal),

@@ -9,11 +9,20 @@ import { described } from '../schemas.ts';
 // For /openapi.json only: the raw bytes are checked by their signature, never by a schema (a
 // schema's 422 would also take the place of the contract's 400 for a missing signature).
 const PaymentEvent = Type.Object(
-  { id: Type.String(), type: Type.String(), created: Type.Integer({ description: 'Unix time; at most 60 s after the signature\'s t' }), livemode: Type.Boolean(), data: Type.Object({ object: Type.Object({}) }) },
+  {
+    id: Type.String(),
+    type: Type.String(),
+    created: Type.Integer({ description: "Unix time; at most 60 s after the signature's t" }),
+    livemode: Type.Boolean(),
+    data: Type.Object({ object: Type.Object({}) }),
+  },
   { description: 'A Stripe event exactly as Stripe sends it (its raw bytes are what is signed)' },
 );
 const SignatureHeader = Type.Object({
-  'stripe-signature': Type.String({ description: 't=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint\'s secret>; several v1 during a secret rotation' }),
+  'stripe-signature': Type.String({
+    description:
+      't=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint\'s secret>; several v1 during a secret rotation',
+  }),
 });
 const documentationOnly = () => () => true;
 
@@ -23,21 +32,35 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsync {
   return async (app) => {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
     app.post('/webhooks/payments', {
       bodyLimit: WEBHOOK_BODY_LIMIT,
       schema: {
         operationId: 'receivePaymentEvent',
         summary: 'Payment provider webhook',
         tags: ['webhooks'],
-        description: 'Stripe events, verified by the Stripe-Signature header over the raw body and processed exactly once.',
+        description:
+          'Stripe events, verified by the Stripe-Signature header over the raw body and processed exactly once.',
         headers: SignatureHeader,
         body: PaymentEvent,
         response: {
-          200: described('WebhookResponse', '{"status": "processed"}, "duplicate" (already processed) or "ignored" (not for this service or mode)'),
-          400: described('ErrorDetail', 'Missing, malformed, stale or wrong Stripe-Signature, or a signed body that is not an event; nothing is stored'),
+          200: described(
+            'WebhookResponse',
+            '{"status": "processed"}, "duplicate" (already processed) or "ignored" (not for this service or mode)',
+          ),
+          400: described(
+            'ErrorDetail',
+            'Missing, malformed, stale or wrong Stripe-Signature, or a signed body that is not an event; nothing is stored',
+          ),
           413: ERROR_RESPONSES[413],
-          500: described('ErrorDetail', 'The handler failed: nothing was kept, and the provider\'s redelivery runs it again'),
+          500: described(
+            'ErrorDetail',
+            "The handler failed: nothing was kept, and the provider's redelivery runs it again",
+          ),
           502: ERROR_RESPONSES[502],
           503: ERROR_RESPONSES[503],
         },
@@ -46,7 +69,12 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsync {
       handler: async (request) => {
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const signature = request.headers['stripe-signature'];
-        return { status: await webhooks.receive(body, Array.isArray(signature) ? signature.join(',') : signature) };
+        return {
+          status: await webhooks.receive(
+            body,
+            Array.isArray(signature) ? signature.join(',') : signature,
+          ),
+        };
       },
     });
   };

@@ -12,7 +12,16 @@ import { nowSeconds } from '../time.ts';
 import { paramsOf } from './request.ts';
 
 export const PORTAL_CONFIGURATION = 'bpc_simulator_default';
-const PARAMS = ['configuration', 'customer', 'customer_account', 'expand', 'flow_data', 'locale', 'on_behalf_of', 'return_url'];
+const PARAMS = [
+  'configuration',
+  'customer',
+  'customer_account',
+  'expand',
+  'flow_data',
+  'locale',
+  'on_behalf_of',
+  'return_url',
+];
 
 function returnUrlOf(value: string | undefined): string | null {
   if (value === undefined) return null;
@@ -32,10 +41,19 @@ export function billingPortalRoutes(ctx: SimContext): FastifyPluginAsync {
       const params = paramsOf(request);
       allowOnly(params, PARAMS);
       for (const unsupported of ['flow_data', 'on_behalf_of', 'customer_account', 'locale']) {
-        if (params[unsupported] !== undefined) throw invalidParam(`The payments simulator does not support ${unsupported}; it serves the portal's home page only.`, unsupported);
+        if (params[unsupported] !== undefined)
+          throw invalidParam(
+            `The payments simulator does not support ${unsupported}; it serves the portal's home page only.`,
+            unsupported,
+          );
       }
       const configuration = text(params, 'configuration');
-      if (configuration !== undefined && configuration !== PORTAL_CONFIGURATION) throw invalidParam(`No such configuration: '${configuration}'`, 'configuration', 'resource_missing');
+      if (configuration !== undefined && configuration !== PORTAL_CONFIGURATION)
+        throw invalidParam(
+          `No such configuration: '${configuration}'`,
+          'configuration',
+          'resource_missing',
+        );
       const customer = text(params, 'customer', { required: true })!;
       await ctx.docs.require('customer', customer, { param: 'customer' });
       const id = newId('bps_');

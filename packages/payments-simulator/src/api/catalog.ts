@@ -20,7 +20,10 @@ const RESOURCES: Resource[] = [
     listParams: ['active', 'created', 'currency', 'lookup_keys', 'product', 'recurring', 'type'],
     filter: (params) => {
       const active = flag(params, 'active');
-      return { ref: text(params, 'product'), status: active === undefined ? undefined : [active ? 'active' : 'inactive'] };
+      return {
+        ref: text(params, 'product'),
+        status: active === undefined ? undefined : [active ? 'active' : 'inactive'],
+      };
     },
   },
   {
@@ -35,10 +38,28 @@ const RESOURCES: Resource[] = [
   {
     path: 'invoices',
     type: 'invoice',
-    listParams: ['collection_method', 'created', 'customer', 'customer_account', 'due_date', 'status', 'subscription'],
+    listParams: [
+      'collection_method',
+      'created',
+      'customer',
+      'customer_account',
+      'due_date',
+      'status',
+      'subscription',
+    ],
     filter: (params) => {
-      const status = oneOf(params, 'status', ['draft', 'open', 'paid', 'uncollectible', 'void'] as const);
-      return { customer: text(params, 'customer'), ref: text(params, 'subscription'), status: status === undefined ? undefined : [status] };
+      const status = oneOf(params, 'status', [
+        'draft',
+        'open',
+        'paid',
+        'uncollectible',
+        'void',
+      ] as const);
+      return {
+        customer: text(params, 'customer'),
+        ref: text(params, 'subscription'),
+        status: status === undefined ? undefined : [status],
+      };
     },
   },
 ];
@@ -56,8 +77,19 @@ export function catalogRoutes(ctx: SimContext): FastifyPluginAsync {
       app.get(`/${resource.path}`, async (request) => {
         const params = paramsOf(request);
         allowOnly(params, [...PAGE_PARAMS, ...resource.listParams]);
-        const page = await ctx.docs.list<object>(resource.type, resource.filter(params), pageOfParams(params));
-        return expander.expand(listOf(`/v1/${resource.path}`, page.data.map((row) => row.data), page.hasMore), expansions(params));
+        const page = await ctx.docs.list<object>(
+          resource.type,
+          resource.filter(params),
+          pageOfParams(params),
+        );
+        return expander.expand(
+          listOf(
+            `/v1/${resource.path}`,
+            page.data.map((row) => row.data),
+            page.hasMore,
+          ),
+          expansions(params),
+        );
       });
     }
   };

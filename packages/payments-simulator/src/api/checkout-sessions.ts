@@ -6,7 +6,12 @@ import { currentSession, expireSession } from '../checkout-flow.ts';
 import type { SimContext } from '../context.ts';
 import { noSuch } from '../errors.ts';
 import { Expander } from '../expand.ts';
-import { buildSession, lineItemsOf, presentSession, type SessionExtra } from '../objects/checkout.ts';
+import {
+  buildSession,
+  lineItemsOf,
+  presentSession,
+  type SessionExtra,
+} from '../objects/checkout.ts';
 import { allowOnly, expansions, oneOf, text } from '../params.ts';
 import { nowSeconds } from '../time.ts';
 import { readSessionParams } from './session-params.ts';
@@ -17,7 +22,8 @@ type Session = Stripe.Checkout.Session;
 export function checkoutSessionRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     const expander = new Expander(ctx.docs, () => ctx.baseUrl);
-    const present = (session: Session, params: Parameters<typeof expansions>[0]) => expander.expand(presentSession(session, ctx.baseUrl), expansions(params));
+    const present = (session: Session, params: Parameters<typeof expansions>[0]) =>
+      expander.expand(presentSession(session, ctx.baseUrl), expansions(params));
     const find = async (id: string) => {
       const stored = await currentSession(ctx, id);
       if (stored === null) throw noSuch('checkout.session', id);
@@ -28,7 +34,11 @@ export function checkoutSessionRoutes(ctx: SimContext): FastifyPluginAsync {
       const params = paramsOf(request);
       const input = await readSessionParams(ctx.docs, params);
       const created = nowSeconds();
-      const { session, extra } = buildSession({ ...input, created, expiresAt: input.expiresAt ?? created + 86_400 });
+      const { session, extra } = buildSession({
+        ...input,
+        created,
+        expiresAt: input.expiresAt ?? created + 86_400,
+      });
       await ctx.docs.save('checkout.session', session, extra as unknown as Record<string, unknown>);
       return present(session, params);
     });
@@ -43,7 +53,10 @@ export function checkoutSessionRoutes(ctx: SimContext): FastifyPluginAsync {
       const params = paramsOf(request);
       allowOnly(params, [...PAGE_PARAMS]);
       const stored = await find(request.params.id);
-      return expander.expand(await lineItemsOf(ctx.docs, request.params.id, stored.extra as unknown as SessionExtra), expansions(params));
+      return expander.expand(
+        await lineItemsOf(ctx.docs, request.params.id, stored.extra as unknown as SessionExtra),
+        expansions(params),
+      );
     });
 
     app.post<{ Params: { id: string } }>('/checkout/sessions/:id/expire', async (request) => {
@@ -55,17 +68,37 @@ export function checkoutSessionRoutes(ctx: SimContext): FastifyPluginAsync {
 
     app.get('/checkout/sessions', async (request) => {
       const params = paramsOf(request);
-      allowOnly(params, [...PAGE_PARAMS, 'created', 'customer', 'customer_account', 'customer_details', 'payment_intent', 'payment_link', 'status', 'subscription']);
+      allowOnly(params, [
+        ...PAGE_PARAMS,
+        'created',
+        'customer',
+        'customer_account',
+        'customer_details',
+        'payment_intent',
+        'payment_link',
+        'status',
+        'subscription',
+      ]);
       const status = oneOf(params, 'status', ['open', 'complete', 'expired'] as const);
-      const filter = { customer: text(params, 'customer'), ref: text(params, 'subscription'), status: status === undefined ? undefined : [status] };
+      const filter = {
+        customer: text(params, 'customer'),
+        ref: text(params, 'subscription'),
+        status: status === undefined ? undefined : [status],
+      };
       const page = await ctx.docs.list<Session>('checkout.session', filter, pageOfParams(params));
       const now = nowSeconds();
       const data: Session[] = [];
       for (const { data: session } of page.data) {
-        const current = session.status === 'open' && session.expires_at <= now ? ((await currentSession(ctx, session.id))?.data ?? session) : session;
+        const current =
+          session.status === 'open' && session.expires_at <= now
+            ? ((await currentSession(ctx, session.id))?.data ?? session)
+            : session;
         data.push(presentSession(current, ctx.baseUrl));
       }
-      return expander.expand(listOf('/v1/checkout/sessions', data, page.hasMore), expansions(params));
+      return expander.expand(
+        listOf('/v1/checkout/sessions', data, page.hasMore),
+        expansions(params),
+      );
     });
   };
 }

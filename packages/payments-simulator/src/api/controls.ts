@@ -14,7 +14,10 @@ import { triggerOf } from './request.ts';
 
 const CONTROL_WAIT_MS = 10_000;
 
-export const SUBSCRIPTION_ACTIONS: Record<string, (ctx: SimContext, id: string, trigger: Trigger) => Promise<Outcome<Changed>>> = {
+export const SUBSCRIPTION_ACTIONS: Record<
+  string,
+  (ctx: SimContext, id: string, trigger: Trigger) => Promise<Outcome<Changed>>
+> = {
   renew: (ctx, id) => renew(ctx, id, AUTOMATIC),
   'fail-renewal': (ctx, id) => failRenewal(ctx, id, AUTOMATIC),
   'cancel-at-period-end': (ctx, id, trigger) => cancelAtPeriodEnd(ctx, id, true, trigger),
@@ -26,7 +29,10 @@ export const SUBSCRIPTION_ACTIONS: Record<string, (ctx: SimContext, id: string, 
 export async function eventsReport(ctx: SimContext, outcome: Outcome<unknown>, waitMs: number) {
   await within(outcome.delivered, waitMs);
   if (outcome.events.length === 0) return [];
-  const rows = await ctx.db.query<{ id: string; delivered: boolean }>('SELECT id, delivered_at IS NOT NULL AS delivered FROM sim_events WHERE id = ANY($1)', [outcome.events.map((e) => e.id)]);
+  const rows = await ctx.db.query<{ id: string; delivered: boolean }>(
+    'SELECT id, delivered_at IS NOT NULL AS delivered FROM sim_events WHERE id = ANY($1)',
+    [outcome.events.map((e) => e.id)],
+  );
   const delivered = new Map(rows.map((row) => [row.id, row.delivered]));
   return outcome.events.map((event) => ({ ...event, delivered: delivered.get(event.id) ?? false }));
 }
@@ -39,17 +45,26 @@ export function controlRoutes(ctx: SimContext, calls: CallCounter): FastifyPlugi
       return reply.status(204).send();
     });
 
-    app.post<{ Params: { id: string; action: string } }>('/subscriptions/:id/:action', async (request) => {
-      const action = SUBSCRIPTION_ACTIONS[request.params.action];
-      if (action === undefined) throw invalidParam(`Unknown action ${request.params.action}; use one of ${Object.keys(SUBSCRIPTION_ACTIONS).join(', ')}.`);
-      const outcome = await action(ctx, request.params.id, triggerOf(request));
-      return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
-    });
+    app.post<{ Params: { id: string; action: string } }>(
+      '/subscriptions/:id/:action',
+      async (request) => {
+        const action = SUBSCRIPTION_ACTIONS[request.params.action];
+        if (action === undefined)
+          throw invalidParam(
+            `Unknown action ${request.params.action}; use one of ${Object.keys(SUBSCRIPTION_ACTIONS).join(', ')}.`,
+          );
+        const outcome = await action(ctx, request.params.id, triggerOf(request));
+        return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
+      },
+    );
 
     /** Pays an open checkout session as the page's Pay button does. */
     app.post<{ Params: { id: string } }>('/checkout/sessions/:id/pay', async (request) => {
       const outcome = await payCheckout(ctx, request.params.id);
-      if (!outcome.value.paid) throw invalidParam(`Checkout session ${request.params.id} is ${outcome.value.session.status}; only an open session can be paid.`);
+      if (!outcome.value.paid)
+        throw invalidParam(
+          `Checkout session ${request.params.id} is ${outcome.value.session.status}; only an open session can be paid.`,
+        );
       return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
     });
   };

@@ -11,9 +11,32 @@ import { listOf, pageOfParams, PAGE_PARAMS, paramsOf, triggerOf } from './reques
 
 // Every parameter Stripe's customer create/update takes; the ones not modelled here are accepted and ignored.
 const WRITE_PARAMS = [
-  'address', 'balance', 'business_name', 'cash_balance', 'coupon', 'default_source', 'description', 'email', 'expand', 'individual_name',
-  'invoice_prefix', 'invoice_settings', 'metadata', 'name', 'next_invoice_sequence', 'payment_method', 'phone', 'preferred_locales',
-  'promotion_code', 'shipping', 'source', 'tax', 'tax_exempt', 'tax_id_data', 'test_clock', 'validate',
+  'address',
+  'balance',
+  'business_name',
+  'cash_balance',
+  'coupon',
+  'default_source',
+  'description',
+  'email',
+  'expand',
+  'individual_name',
+  'invoice_prefix',
+  'invoice_settings',
+  'metadata',
+  'name',
+  'next_invoice_sequence',
+  'payment_method',
+  'phone',
+  'preferred_locales',
+  'promotion_code',
+  'shipping',
+  'source',
+  'tax',
+  'tax_exempt',
+  'tax_id_data',
+  'test_clock',
+  'validate',
 ];
 
 function fieldsOf(params: FormObject): CustomerInput {
@@ -51,7 +74,11 @@ export function customerRoutes(ctx: SimContext): FastifyPluginAsync {
       allowOnly(params, WRITE_PARAMS);
       const input = fieldsOf(params);
       const { value } = await mutate(ctx, triggerOf(request), async ({ docs, emit }) => {
-        const { data: before } = await docs.require<Stripe.Customer>('customer', request.params.id, { lock: true });
+        const { data: before } = await docs.require<Stripe.Customer>(
+          'customer',
+          request.params.id,
+          { lock: true },
+        );
         const after: Stripe.Customer = {
           ...before,
           email: input.email ?? (params.email === '' ? null : before.email),
@@ -73,8 +100,16 @@ export function customerRoutes(ctx: SimContext): FastifyPluginAsync {
     app.get('/customers', async (request) => {
       const params = paramsOf(request);
       allowOnly(params, [...PAGE_PARAMS, 'email', 'created', 'test_clock']);
-      const page = await ctx.docs.list<Stripe.Customer>('customer', { ref: text(params, 'email') }, pageOfParams(params));
-      const body = listOf('/v1/customers', page.data.map((row) => row.data), page.hasMore);
+      const page = await ctx.docs.list<Stripe.Customer>(
+        'customer',
+        { ref: text(params, 'email') },
+        pageOfParams(params),
+      );
+      const body = listOf(
+        '/v1/customers',
+        page.data.map((row) => row.data),
+        page.hasMore,
+      );
       return expander.expand(body, expansions(params));
     });
   };

@@ -8,7 +8,8 @@ import type { Page } from '../store.ts';
 
 /** POST parameters come in the form body; GET and DELETE ones in the query string, same notation. */
 export function paramsOf(request: FastifyRequest): FormObject {
-  if (request.method === 'POST' && request.body !== undefined && request.body !== null) return request.body as FormObject;
+  if (request.method === 'POST' && request.body !== undefined && request.body !== null)
+    return request.body as FormObject;
   const at = request.url.indexOf('?');
   return at === -1 ? (Object.create(null) as FormObject) : decodeForm(request.url.slice(at + 1));
 }
@@ -35,4 +36,9 @@ export interface ApiList<T> {
   url: string;
 }
 
-export const listOf = <T>(url: string, data: T[], hasMore: boolean): ApiList<T> => ({ object: 'list', data, has_more: hasMore, url });
+export const listOf = <T>(url: string, data: T[], hasMore: boolean): ApiList<T> => ({
+  object: 'list',
+  data,
+  has_more: hasMore,
+  url,
+});

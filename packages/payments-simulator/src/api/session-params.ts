@@ -11,22 +11,87 @@ import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
 
 const SESSION_PARAMS = [
-  'adaptive_pricing', 'after_expiration', 'allow_promotion_codes', 'allowed_payment_method_types', 'automatic_tax', 'billing_address_collection',
-  'branding_settings', 'cancel_url', 'client_reference_id', 'consent_collection', 'currency', 'custom_fields', 'custom_text', 'customer',
-  'customer_account', 'customer_creation', 'customer_email', 'customer_update', 'discounts', 'excluded_payment_method_types', 'expand',
-  'expires_at', 'integration_identifier', 'invoice_creation', 'line_items', 'locale', 'managed_payments', 'metadata', 'mode',
-  'name_collection', 'optional_items', 'origin_context', 'payment_intent_data', 'payment_method_collection', 'payment_method_configuration',
-  'payment_method_data', 'payment_method_options', 'payment_method_types', 'permissions', 'phone_number_collection', 'redirect_on_completion',
-  'return_url', 'saved_payment_method_options', 'setup_intent_data', 'shipping_address_collection', 'shipping_options', 'submit_type',
-  'subscription_data', 'success_url', 'tax_id_collection', 'ui_mode', 'wallet_options',
+  'adaptive_pricing',
+  'after_expiration',
+  'allow_promotion_codes',
+  'allowed_payment_method_types',
+  'automatic_tax',
+  'billing_address_collection',
+  'branding_settings',
+  'cancel_url',
+  'client_reference_id',
+  'consent_collection',
+  'currency',
+  'custom_fields',
+  'custom_text',
+  'customer',
+  'customer_account',
+  'customer_creation',
+  'customer_email',
+  'customer_update',
+  'discounts',
+  'excluded_payment_method_types',
+  'expand',
+  'expires_at',
+  'integration_identifier',
+  'invoice_creation',
+  'line_items',
+  'locale',
+  'managed_payments',
+  'metadata',
+  'mode',
+  'name_collection',
+  'optional_items',
+  'origin_context',
+  'payment_intent_data',
+  'payment_method_collection',
+  'payment_method_configuration',
+  'payment_method_data',
+  'payment_method_options',
+  'payment_method_types',
+  'permissions',
+  'phone_number_collection',
+  'redirect_on_completion',
+  'return_url',
+  'saved_payment_method_options',
+  'setup_intent_data',
+  'shipping_address_collection',
+  'shipping_options',
+  'submit_type',
+  'subscription_data',
+  'success_url',
+  'tax_id_collection',
+  'ui_mode',
+  'wallet_options',
 ];
-const LINE_ITEM_PARAMS = ['adjustable_quantity', 'dynamic_tax_rates', 'metadata', 'price', 'price_data', 'quantity', 'tax_rates'];
+const LINE_ITEM_PARAMS = [
+  'adjustable_quantity',
+  'dynamic_tax_rates',
+  'metadata',
+  'price',
+  'price_data',
+  'quantity',
+  'tax_rates',
+];
 const SUBSCRIPTION_DATA_PARAMS = [
-  'application_fee_percent', 'billing_cycle_anchor', 'billing_mode', 'default_tax_rates', 'description', 'invoice_settings', 'metadata',
-  'on_behalf_of', 'pending_invoice_item_interval', 'proration_behavior', 'transfer_data', 'trial_end', 'trial_period_days', 'trial_settings',
+  'application_fee_percent',
+  'billing_cycle_anchor',
+  'billing_mode',
+  'default_tax_rates',
+  'description',
+  'invoice_settings',
+  'metadata',
+  'on_behalf_of',
+  'pending_invoice_item_interval',
+  'proration_behavior',
+  'transfer_data',
+  'trial_end',
+  'trial_period_days',
+  'trial_settings',
 ];
 
-const unsupported = (param: string, why: string) => invalidParam(`The payments simulator does not support ${param}: ${why}.`, param);
+const unsupported = (param: string, why: string) =>
+  invalidParam(`The payments simulator does not support ${param}: ${why}.`, param);
 
 function url(params: FormObject, name: string): string | null {
   const value = text(params, name, { max: 5000 });
@@ -40,21 +105,40 @@ function url(params: FormObject, name: string): string | null {
   throw invalidParam('Not a valid URL', name, 'url_invalid');
 }
 
-async function lineItem(docs: Documents, params: FormObject): Promise<{ price: Stripe.Price; quantity: number }> {
+async function lineItem(
+  docs: Documents,
+  params: FormObject,
+): Promise<{ price: Stripe.Price; quantity: number }> {
   const items = array(params, 'line_items');
   if (items === undefined || items.length === 0) {
-    throw invalidParam('You must provide at least one recurring price in `subscription` mode when using prices.', 'line_items');
+    throw invalidParam(
+      'You must provide at least one recurring price in `subscription` mode when using prices.',
+      'line_items',
+    );
   }
   if (items.length > 1) throw unsupported('line_items[1]', 'a simulated checkout sells one price');
   const item = hash({ item: items[0]! }, 'item', 'line_items[0]')!;
   allowOnly(item, LINE_ITEM_PARAMS, 'line_items[0]');
-  if (item.price_data !== undefined) throw unsupported('line_items[0][price_data]', 'name one of the configured prices in line_items[0][price]');
+  if (item.price_data !== undefined)
+    throw unsupported(
+      'line_items[0][price_data]',
+      'name one of the configured prices in line_items[0][price]',
+    );
   const priceId = text(item, 'price', { required: true, param: 'line_items[0][price]' })!;
   const quantity = whole(item, 'quantity', { min: 1, max: 999_999 }, 'line_items[0][quantity]');
-  if (quantity === undefined) throw invalidParam('Quantity is required. Add `quantity` to `line_items[0]`', 'line_items[0][quantity]');
-  const price = (await docs.require<Stripe.Price>('price', priceId, { param: 'line_items[0][price]' })).data;
+  if (quantity === undefined)
+    throw invalidParam(
+      'Quantity is required. Add `quantity` to `line_items[0]`',
+      'line_items[0][quantity]',
+    );
+  const price = (
+    await docs.require<Stripe.Price>('price', priceId, { param: 'line_items[0][price]' })
+  ).data;
   if (price.type !== 'recurring' || !price.active) {
-    throw invalidParam('You must provide at least one recurring price in `subscription` mode when using prices.', 'line_items[0][price]');
+    throw invalidParam(
+      'You must provide at least one recurring price in `subscription` mode when using prices.',
+      'line_items[0][price]',
+    );
   }
   return { price, quantity };
 }
@@ -64,31 +148,45 @@ function subscriptionData(params: FormObject): NewSession['subscriptionData'] {
   if (data === undefined) return { metadata: {}, description: null };
   allowOnly(data, SUBSCRIPTION_DATA_PARAMS, 'subscription_data');
   for (const name of ['trial_end', 'trial_period_days', 'trial_settings']) {
-    if (data[name] !== undefined) throw unsupported(`subscription_data[${name}]`, 'trials are not simulated');
+    if (data[name] !== undefined)
+      throw unsupported(`subscription_data[${name}]`, 'trials are not simulated');
   }
   return {
     metadata: mergeMetadata({}, metadata(data, 'metadata', 'subscription_data[metadata]')),
-    description: text(data, 'description', { max: 500, param: 'subscription_data[description]' }) ?? null,
+    description:
+      text(data, 'description', { max: 500, param: 'subscription_data[description]' }) ?? null,
   };
 }
 
-export async function readSessionParams(docs: Documents, params: FormObject): Promise<Omit<NewSession, 'created' | 'expiresAt'> & { expiresAt?: number }> {
+export async function readSessionParams(
+  docs: Documents,
+  params: FormObject,
+): Promise<Omit<NewSession, 'created' | 'expiresAt'> & { expiresAt?: number }> {
   allowOnly(params, SESSION_PARAMS);
   const mode = oneOf(params, 'mode', ['payment', 'setup', 'subscription'] as const);
   if (mode === undefined) throw invalidParam('Missing required param: mode.', 'mode');
-  if (mode !== 'subscription') throw unsupported('mode', `only mode=subscription is simulated, got ${mode}`);
+  if (mode !== 'subscription')
+    throw unsupported('mode', `only mode=subscription is simulated, got ${mode}`);
   const uiMode = text(params, 'ui_mode');
-  if (uiMode !== undefined && uiMode !== 'hosted') throw unsupported('ui_mode', 'only the hosted page is simulated');
+  if (uiMode !== undefined && uiMode !== 'hosted')
+    throw unsupported('ui_mode', 'only the hosted page is simulated');
 
   const customer = text(params, 'customer');
   const customerEmail = text(params, 'customer_email', { max: 512 });
-  if (customer !== undefined && customerEmail !== undefined) throw invalidParam('You may only specify one of these parameters: customer, customer_email.', 'customer_email');
+  if (customer !== undefined && customerEmail !== undefined)
+    throw invalidParam(
+      'You may only specify one of these parameters: customer, customer_email.',
+      'customer_email',
+    );
   if (customer !== undefined) await docs.require('customer', customer, { param: 'customer' });
 
   const now = nowSeconds();
   const expiresAt = whole(params, 'expires_at', { min: 0, max: Number.MAX_SAFE_INTEGER });
   if (expiresAt !== undefined && (expiresAt < now + 1800 || expiresAt > now + 86_400)) {
-    throw invalidParam('The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.', 'expires_at');
+    throw invalidParam(
+      'The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.',
+      'expires_at',
+    );
   }
   const { price, quantity } = await lineItem(docs, params);
   return {

@@ -13,21 +13,69 @@ import { listOf, pageOfParams, PAGE_PARAMS, paramsOf, triggerOf } from './reques
 
 type Subscription = Stripe.Subscription;
 
-const STATUSES = ['active', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'trialing', 'paused'];
-const UPDATE_PARAMS = [
-  'add_invoice_items', 'application_fee_percent', 'automatic_tax', 'billing_cycle_anchor', 'billing_schedules', 'billing_thresholds', 'cancel_at',
-  'cancel_at_period_end', 'cancellation_details', 'collection_method', 'days_until_due', 'default_payment_method', 'default_source',
-  'default_tax_rates', 'description', 'discounts', 'expand', 'invoice_settings', 'items', 'metadata', 'off_session', 'on_behalf_of',
-  'pause_collection', 'payment_behavior', 'payment_settings', 'pending_invoice_item_interval', 'proration_behavior', 'proration_date',
-  'transfer_data', 'trial_end', 'trial_from_plan', 'trial_settings',
+const STATUSES = [
+  'active',
+  'past_due',
+  'unpaid',
+  'canceled',
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'paused',
 ];
-const SIMULATED_UPDATES = ['cancel_at_period_end', 'cancellation_details', 'description', 'expand', 'metadata', 'proration_behavior'];
+const UPDATE_PARAMS = [
+  'add_invoice_items',
+  'application_fee_percent',
+  'automatic_tax',
+  'billing_cycle_anchor',
+  'billing_schedules',
+  'billing_thresholds',
+  'cancel_at',
+  'cancel_at_period_end',
+  'cancellation_details',
+  'collection_method',
+  'days_until_due',
+  'default_payment_method',
+  'default_source',
+  'default_tax_rates',
+  'description',
+  'discounts',
+  'expand',
+  'invoice_settings',
+  'items',
+  'metadata',
+  'off_session',
+  'on_behalf_of',
+  'pause_collection',
+  'payment_behavior',
+  'payment_settings',
+  'pending_invoice_item_interval',
+  'proration_behavior',
+  'proration_date',
+  'transfer_data',
+  'trial_end',
+  'trial_from_plan',
+  'trial_settings',
+];
+const SIMULATED_UPDATES = [
+  'cancel_at_period_end',
+  'cancellation_details',
+  'description',
+  'expand',
+  'metadata',
+  'proration_behavior',
+];
 
 function statusFilter(value: string | undefined): string[] | undefined {
   if (value === 'all') return undefined;
-  if (value === undefined) return STATUSES.filter((s) => s !== 'canceled' && s !== 'incomplete_expired');
+  if (value === undefined)
+    return STATUSES.filter((s) => s !== 'canceled' && s !== 'incomplete_expired');
   if (value === 'ended') return ['canceled', 'incomplete_expired'];
-  if (!STATUSES.includes(value)) throw invalidParam(`Invalid status: must be one of ${[...STATUSES, 'ended', 'all'].join(', ')}`, 'status');
+  if (!STATUSES.includes(value))
+    throw invalidParam(
+      `Invalid status: must be one of ${[...STATUSES, 'ended', 'all'].join(', ')}`,
+      'status',
+    );
   return [value];
 }
 
@@ -44,11 +92,29 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
 
     app.get('/subscriptions', async (request) => {
       const params = paramsOf(request);
-      allowOnly(params, [...PAGE_PARAMS, 'automatic_tax', 'collection_method', 'created', 'current_period_end', 'current_period_start', 'customer', 'customer_account', 'plan', 'price', 'status', 'test_clock']);
+      allowOnly(params, [
+        ...PAGE_PARAMS,
+        'automatic_tax',
+        'collection_method',
+        'created',
+        'current_period_end',
+        'current_period_start',
+        'customer',
+        'customer_account',
+        'plan',
+        'price',
+        'status',
+        'test_clock',
+      ]);
       const price = text(params, 'price') ?? text(params, 'plan');
-      const filter = { customer: text(params, 'customer'), status: statusFilter(text(params, 'status')) };
+      const filter = {
+        customer: text(params, 'customer'),
+        status: statusFilter(text(params, 'status')),
+      };
       const page = await ctx.docs.list<Subscription>('subscription', filter, pageOfParams(params));
-      const data = page.data.map((row) => row.data).filter((s) => price === undefined || s.items.data.some((item) => item.price.id === price));
+      const data = page.data
+        .map((row) => row.data)
+        .filter((s) => price === undefined || s.items.data.some((item) => item.price.id === price));
       return expander.expand(listOf('/v1/subscriptions', data, page.hasMore), expansions(params));
     });
 
@@ -56,23 +122,42 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
       const params = paramsOf(request);
       allowOnly(params, UPDATE_PARAMS);
       const other = Object.keys(params).find((name) => !SIMULATED_UPDATES.includes(name));
-      if (other !== undefined) throw invalidParam(`The payments simulator does not support updating ${other}; it simulates cancel_at_period_end, cancellation_details, description and metadata.`, other);
+      if (other !== undefined)
+        throw invalidParam(
+          `The payments simulator does not support updating ${other}; it simulates cancel_at_period_end, cancellation_details, description and metadata.`,
+          other,
+        );
       const cancelAtEnd = flag(params, 'cancel_at_period_end');
       const meta = metadata(params);
       const description = text(params, 'description', { max: 500 });
       const details = hash(params, 'cancellation_details');
-      if (details !== undefined) allowOnly(details, ['comment', 'feedback', 'feedback_option'], 'cancellation_details');
-      const { value } = await changeSubscription(ctx, request.params.id, triggerOf(request), (before) => {
-        let after: Subscription = { ...before, metadata: mergeMetadata(before.metadata, meta) };
-        if (description !== undefined || params.description === '') after.description = description ?? null;
-        if (details !== undefined) {
-          const comment = text(details, 'comment', { max: 5000, param: 'cancellation_details[comment]' }) ?? null;
-          const feedback = (text(details, 'feedback', { param: 'cancellation_details[feedback]' }) ?? null) as Stripe.Subscription.CancellationDetails.Feedback | null;
-          after.cancellation_details = { ...(before.cancellation_details ?? { feedback_option: null, reason: null }), comment, feedback } as Subscription['cancellation_details'];
-        }
-        if (cancelAtEnd !== undefined) after = withCancelAtPeriodEnd(after, cancelAtEnd);
-        return after;
-      });
+      if (details !== undefined)
+        allowOnly(details, ['comment', 'feedback', 'feedback_option'], 'cancellation_details');
+      const { value } = await changeSubscription(
+        ctx,
+        request.params.id,
+        triggerOf(request),
+        (before) => {
+          let after: Subscription = { ...before, metadata: mergeMetadata(before.metadata, meta) };
+          if (description !== undefined || params.description === '')
+            after.description = description ?? null;
+          if (details !== undefined) {
+            const comment =
+              text(details, 'comment', { max: 5000, param: 'cancellation_details[comment]' }) ??
+              null;
+            const feedback = (text(details, 'feedback', {
+              param: 'cancellation_details[feedback]',
+            }) ?? null) as Stripe.Subscription.CancellationDetails.Feedback | null;
+            after.cancellation_details = {
+              ...(before.cancellation_details ?? { feedback_option: null, reason: null }),
+              comment,
+              feedback,
+            } as Subscription['cancellation_details'];
+          }
+          if (cancelAtEnd !== undefined) after = withCancelAtPeriodEnd(after, cancelAtEnd);
+          return after;
+        },
+      );
       return expander.expand(value.subscription, expansions(params));
     });
 
@@ -82,10 +167,17 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
       flag(params, 'invoice_now');
       flag(params, 'prorate');
       const details = hash(params, 'cancellation_details');
-      if (details !== undefined) allowOnly(details, ['comment', 'feedback', 'feedback_option'], 'cancellation_details');
+      if (details !== undefined)
+        allowOnly(details, ['comment', 'feedback', 'feedback_option'], 'cancellation_details');
       const { value } = await cancelNow(ctx, request.params.id, triggerOf(request), {
-        comment: details === undefined ? undefined : text(details, 'comment', { param: 'cancellation_details[comment]' }),
-        feedback: details === undefined ? undefined : text(details, 'feedback', { param: 'cancellation_details[feedback]' }),
+        comment:
+          details === undefined
+            ? undefined
+            : text(details, 'comment', { param: 'cancellation_details[comment]' }),
+        feedback:
+          details === undefined
+            ? undefined
+            : text(details, 'feedback', { param: 'cancellation_details[feedback]' }),
       });
       return expander.expand(value.subscription, expansions(params));
     });

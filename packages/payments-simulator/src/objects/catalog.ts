@@ -8,9 +8,11 @@ const AMOUNTS: Record<string, number> = { pro: 1500, team: 4900 };
 const DEFAULT_AMOUNT = 1000;
 
 /** On the wire Stripe sends decimals as strings; the SDK turns them into its Decimal type. */
-export const decimal = (value: number): Stripe.Decimal => String(value) as unknown as Stripe.Decimal;
+export const decimal = (value: number): Stripe.Decimal =>
+  String(value) as unknown as Stripe.Decimal;
 
-export const tierTitle = (tier: string): string => tier.replace(/[-_]+/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
+export const tierTitle = (tier: string): string =>
+  tier.replace(/[-_]+/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
 
 function buildProduct(tier: string, priceId: string, created: number): Stripe.Product {
   return {
@@ -37,7 +39,12 @@ function buildProduct(tier: string, priceId: string, created: number): Stripe.Pr
   };
 }
 
-function buildPrice(tier: string, priceId: string, productId: string, created: number): Stripe.Price {
+function buildPrice(
+  tier: string,
+  priceId: string,
+  productId: string,
+  created: number,
+): Stripe.Price {
   const amount = AMOUNTS[tier] ?? DEFAULT_AMOUNT;
   return {
     id: priceId,
@@ -52,7 +59,13 @@ function buildPrice(tier: string, priceId: string, productId: string, created: n
     metadata: { tier },
     nickname: `${tierTitle(tier)} monthly`,
     product: productId,
-    recurring: { interval: 'month', interval_count: 1, meter: null, trial_period_days: null, usage_type: 'licensed' },
+    recurring: {
+      interval: 'month',
+      interval_count: 1,
+      meter: null,
+      trial_period_days: null,
+      usage_type: 'licensed',
+    },
     tax_behavior: 'unspecified',
     tiers_mode: null,
     transform_quantity: null,
@@ -88,7 +101,10 @@ export function planOf(price: Stripe.Price): Stripe.Plan {
 }
 
 /** Creates the configured prices and their products, keeping `created` of ones already there. */
-export async function seedCatalog(docs: Documents, prices: ReadonlyMap<string, string>): Promise<void> {
+export async function seedCatalog(
+  docs: Documents,
+  prices: ReadonlyMap<string, string>,
+): Promise<void> {
   for (const [tier, priceId] of prices) {
     const existing = await docs.get<Stripe.Price>('price', priceId);
     const created = existing?.data.created ?? nowSeconds();

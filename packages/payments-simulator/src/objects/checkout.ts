@@ -30,7 +30,10 @@ export interface NewSession {
   expiresAt: number;
 }
 
-export function buildSession(input: NewSession): { session: Stripe.Checkout.Session; extra: SessionExtra } {
+export function buildSession(input: NewSession): {
+  session: Stripe.Checkout.Session;
+  extra: SessionExtra;
+} {
   const amount = (input.price.unit_amount ?? 0) * input.quantity;
   const session: Stripe.Checkout.Session = {
     id: newId('cs_test_', 58),
@@ -53,7 +56,12 @@ export function buildSession(input: NewSession): { session: Stripe.Checkout.Sess
     currency: input.price.currency,
     currency_conversion: null,
     custom_fields: [],
-    custom_text: { after_submit: null, shipping_address: null, submit: null, terms_of_service_acceptance: null },
+    custom_text: {
+      after_submit: null,
+      shipping_address: null,
+      submit: null,
+      terms_of_service_acceptance: null,
+    },
     customer: input.customer,
     customer_account: null,
     customer_creation: input.customer === null ? 'always' : null,
@@ -101,16 +109,31 @@ export function buildSession(input: NewSession): { session: Stripe.Checkout.Sess
 }
 
 /** The page a person pays on, while the session is open (Stripe answers null afterwards). */
-export function presentSession(session: Stripe.Checkout.Session, baseUrl: string): Stripe.Checkout.Session {
-  return { ...session, url: session.status === 'open' ? `${baseUrl}/checkout/${session.id}` : null };
+export function presentSession(
+  session: Stripe.Checkout.Session,
+  baseUrl: string,
+): Stripe.Checkout.Session {
+  return {
+    ...session,
+    url: session.status === 'open' ? `${baseUrl}/checkout/${session.id}` : null,
+  };
 }
 
-export async function lineItemsOf(docs: Documents, sessionId: string, extra: SessionExtra): Promise<Stripe.ApiList<Stripe.LineItem>> {
+export async function lineItemsOf(
+  docs: Documents,
+  sessionId: string,
+  extra: SessionExtra,
+): Promise<Stripe.ApiList<Stripe.LineItem>> {
   const data: Stripe.LineItem[] = [];
   for (const line of extra.line_items) {
     const price = (await docs.require<Stripe.Price>('price', line.price)).data;
     const amount = (price.unit_amount ?? 0) * line.quantity;
-    const product = (await docs.get<Stripe.Product>('product', typeof price.product === 'string' ? price.product : price.product.id))?.data;
+    const product = (
+      await docs.get<Stripe.Product>(
+        'product',
+        typeof price.product === 'string' ? price.product : price.product.id,
+      )
+    )?.data;
     data.push({
       id: line.id,
       object: 'item',
@@ -126,5 +149,10 @@ export async function lineItemsOf(docs: Documents, sessionId: string, extra: Ses
       quantity: line.quantity,
     });
   }
-  return { object: 'list', data, has_more: false, url: `/v1/checkout/sessions/${sessionId}/line_items` };
+  return {
+    object: 'list',
+    data,
+    has_more: false,
+    url: `/v1/checkout/sessions/${sessionId}/line_items`,
+  };
 }

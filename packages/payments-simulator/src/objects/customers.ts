@@ -25,7 +25,12 @@ export function buildCustomer(input: CustomerInput): Stripe.Customer {
     discount: null,
     email: input.email ?? null,
     invoice_prefix: newId('', 8).toUpperCase(),
-    invoice_settings: { custom_fields: null, default_payment_method: null, footer: null, rendering_options: null },
+    invoice_settings: {
+      custom_fields: null,
+      default_payment_method: null,
+      footer: null,
+      rendering_options: null,
+    },
     livemode: false,
     metadata: input.metadata ?? {},
     name: input.name ?? null,
@@ -39,7 +44,10 @@ export function buildCustomer(input: CustomerInput): Stripe.Customer {
 }
 
 /** The customer's next invoice number (PREFIX-0001, -0002, ...) and the customer moved past it. */
-export function takeInvoiceNumber(customer: Stripe.Customer): { number: string; customer: Stripe.Customer } {
+export function takeInvoiceNumber(customer: Stripe.Customer): {
+  number: string;
+  customer: Stripe.Customer;
+} {
   const sequence = customer.next_invoice_sequence ?? 1;
   return {
     number: `${customer.invoice_prefix ?? 'SIM'}-${String(sequence).padStart(4, '0')}`,

@@ -29,7 +29,11 @@ function money(amount: number): string {
   return `$${(amount / 100).toFixed(2)}`;
 }
 
-export function lineOf(invoiceId: string, subscription: Stripe.Subscription, part?: LinePart): Stripe.InvoiceLineItem {
+export function lineOf(
+  invoiceId: string,
+  subscription: Stripe.Subscription,
+  part?: LinePart,
+): Stripe.InvoiceLineItem {
   const item = itemOf(subscription);
   const price = part?.price ?? item.price;
   const quantity = item.quantity ?? 1;
@@ -41,7 +45,9 @@ export function lineOf(invoiceId: string, subscription: Stripe.Subscription, par
     object: 'line_item',
     amount,
     currency: price.currency,
-    description: part?.description ?? `${quantity} × ${tierTitle(tier)} (at ${money(price.unit_amount ?? 0)} / month)`,
+    description:
+      part?.description ??
+      `${quantity} × ${tierTitle(tier)} (at ${money(price.unit_amount ?? 0)} / month)`,
     discount_amounts: [],
     discountable: true,
     discounts: [],
@@ -50,12 +56,22 @@ export function lineOf(invoiceId: string, subscription: Stripe.Subscription, par
     metadata: {},
     parent: {
       invoice_item_details: null,
-      subscription_item_details: { invoice_item: null, proration: part !== undefined, proration_details: { credited_items: null }, subscription: subscription.id, subscription_item: item.id },
+      subscription_item_details: {
+        invoice_item: null,
+        proration: part !== undefined,
+        proration_details: { credited_items: null },
+        subscription: subscription.id,
+        subscription_item: item.id,
+      },
       type: 'subscription_item_details',
     },
     period: part?.period ?? { end: item.current_period_end, start: item.current_period_start },
     pretax_credit_amounts: [],
-    pricing: { price_details: { price: price.id, product }, type: 'price_details', unit_amount_decimal: price.unit_amount_decimal },
+    pricing: {
+      price_details: { price: price.id, product },
+      type: 'price_details',
+      unit_amount_decimal: price.unit_amount_decimal,
+    },
     quantity,
     quantity_decimal: decimal(quantity),
     subscription: subscription.id,
@@ -86,14 +102,23 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     attempt_count: 1,
     attempted: true,
     auto_advance: !input.paid,
-    automatic_tax: { disabled_reason: null, enabled: false, liability: null, provider: null, status: null },
+    automatic_tax: {
+      disabled_reason: null,
+      enabled: false,
+      liability: null,
+      provider: null,
+      status: null,
+    },
     automatically_finalizes_at: null,
     billing_reason: input.reason,
     collection_method: 'charge_automatically',
     created: input.at,
     currency: line.currency,
     custom_fields: null,
-    customer: typeof input.subscription.customer === 'string' ? input.subscription.customer : input.subscription.customer.id,
+    customer:
+      typeof input.subscription.customer === 'string'
+        ? input.subscription.customer
+        : input.subscription.customer.id,
     customer_account: null,
     customer_address: null,
     customer_email: input.customer?.email ?? null,
@@ -124,10 +149,17 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     on_behalf_of: null,
     parent: {
       quote_details: null,
-      subscription_details: { metadata: input.subscription.metadata, subscription: input.subscription.id },
+      subscription_details: {
+        metadata: input.subscription.metadata,
+        subscription: input.subscription.id,
+      },
       type: 'subscription_details',
     },
-    payment_settings: { default_mandate: null, payment_method_options: null, payment_method_types: null },
+    payment_settings: {
+      default_mandate: null,
+      payment_method_options: null,
+      payment_method_types: null,
+    },
     period_end: line.period.end,
     period_start: line.period.start,
     post_payment_credit_notes_amount: 0,
@@ -139,7 +171,12 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     starting_balance: 0,
     statement_descriptor: null,
     status: input.paid ? 'paid' : 'open',
-    status_transitions: { finalized_at: input.at, marked_uncollectible_at: null, paid_at: input.paid ? input.at : null, voided_at: null },
+    status_transitions: {
+      finalized_at: input.at,
+      marked_uncollectible_at: null,
+      paid_at: input.paid ? input.at : null,
+      voided_at: null,
+    },
     subtotal: total,
     subtotal_excluding_tax: total,
     test_clock: null,

@@ -7,7 +7,8 @@ import { tierTitle } from './catalog.ts';
 import { buildInvoice, lineOf } from './invoices.ts';
 import { itemOf } from './subscriptions.ts';
 
-const titleOf = (price: Stripe.Price): string => tierTitle(price.lookup_key ?? price.nickname ?? price.id);
+const titleOf = (price: Stripe.Price): string =>
+  tierTitle(price.lookup_key ?? price.nickname ?? price.id);
 
 export interface PlanSwitch {
   before: Stripe.Subscription;
@@ -19,13 +20,20 @@ export interface PlanSwitch {
   number: string;
 }
 
-export function buildProrationInvoice({ before, after, customer, at, number }: PlanSwitch): Stripe.Invoice {
+export function buildProrationInvoice({
+  before,
+  after,
+  customer,
+  at,
+  number,
+}: PlanSwitch): Stripe.Invoice {
   const { current_period_start: start, current_period_end: end, quantity = 1 } = itemOf(before);
   const left = end > start ? Math.max(0, end - at) / (end - start) : 0;
   const period = { start: at, end };
   const from = itemOf(before).price;
   const to = itemOf(after).price;
-  const amount = (price: Stripe.Price) => Math.round((price.unit_amount ?? 0) * (quantity ?? 1) * left);
+  const amount = (price: Stripe.Price) =>
+    Math.round((price.unit_amount ?? 0) * (quantity ?? 1) * left);
   return buildInvoice({
     subscription: after,
     customer,
@@ -34,15 +42,39 @@ export function buildProrationInvoice({ before, after, customer, at, number }: P
     at,
     number,
     lines: (invoiceId) => [
-      lineOf(invoiceId, before, { price: from, amount: -amount(from), description: `Unused time on ${titleOf(from)} after ${new Date(at * 1000).toUTCString()}`, period }),
-      lineOf(invoiceId, after, { price: to, amount: amount(to), description: `Remaining time on ${titleOf(to)} after ${new Date(at * 1000).toUTCString()}`, period }),
+      lineOf(invoiceId, before, {
+        price: from,
+        amount: -amount(from),
+        description: `Unused time on ${titleOf(from)} after ${new Date(at * 1000).toUTCString()}`,
+        period,
+      }),
+      lineOf(invoiceId, after, {
+        price: to,
+        amount: amount(to),
+        description: `Remaining time on ${titleOf(to)} after ${new Date(at * 1000).toUTCString()}`,
+        period,
+      }),
     ],
   });
 }
 
 /** The paid invoice as invoice.created (draft) and invoice.finalized (open) showed it. */
-export function earlierStages(paid: Stripe.Invoice): { draft: Stripe.Invoice; open: Stripe.Invoice } {
-  const open: Stripe.Invoice = { ...paid, status: 'open', amount_paid: 0, amount_remaining: paid.amount_due, status_transitions: { ...paid.status_transitions, paid_at: null } };
-  const draft: Stripe.Invoice = { ...open, status: 'draft', number: null, status_transitions: { ...open.status_transitions, finalized_at: null } };
+export function earlierStages(paid: Stripe.Invoice): {
+  draft: Stripe.Invoice;
+  open: Stripe.Invoice;
+} {
+  const open: Stripe.Invoice = {
+    ...paid,
+    status: 'open',
+    amount_paid: 0,
+    amount_remaining: paid.amount_due,
+    status_transitions: { ...paid.status_transitions, paid_at: null },
+  };
+  const draft: Stripe.Invoice = {
+    ...open,
+    status: 'draft',
+    number: null,
+    status_transitions: { ...open.status_transitions, finalized_at: null },
+  };
   return { draft, open };
 }

@@ -40,7 +40,11 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     automatic_tax: { disabled_reason: null, enabled: false, liability: null },
     billing_cycle_anchor: input.start,
     billing_cycle_anchor_config: null,
-    billing_mode: { flexible: { proration_discounts: 'included' }, type: 'flexible', updated_at: input.start },
+    billing_mode: {
+      flexible: { proration_discounts: 'included' },
+      type: 'flexible',
+      updated_at: input.start,
+    },
     billing_schedules: [],
     billing_thresholds: null,
     cancel_at: null,
@@ -59,8 +63,19 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     description: input.description,
     discounts: [],
     ended_at: null,
-    invoice_settings: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: { type: 'self' } },
-    items: { object: 'list', data: [item], has_more: false, url: `/v1/subscription_items?subscription=${id}` },
+    invoice_settings: {
+      account_tax_ids: null,
+      custom_fields: null,
+      description: null,
+      footer: null,
+      issuer: { type: 'self' },
+    },
+    items: {
+      object: 'list',
+      data: [item],
+      has_more: false,
+      url: `/v1/subscription_items?subscription=${id}`,
+    },
     latest_invoice: null,
     livemode: false,
     managed_payments: null,
@@ -68,7 +83,11 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     next_pending_invoice_item_invoice: null,
     on_behalf_of: null,
     pause_collection: null,
-    payment_settings: { payment_method_options: null, payment_method_types: null, save_default_payment_method: 'off' },
+    payment_settings: {
+      payment_method_options: null,
+      payment_method_types: null,
+      save_default_payment_method: 'off',
+    },
     pending_invoice_item_interval: null,
     pending_setup_intent: null,
     pending_update: null,
@@ -78,7 +97,9 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     test_clock: null,
     transfer_data: null,
     trial_end: null,
-    trial_settings: { end_behavior: { billing_cycle_anchor: null, missing_payment_method: 'create_invoice' } },
+    trial_settings: {
+      end_behavior: { billing_cycle_anchor: null, missing_payment_method: 'create_invoice' },
+    },
     trial_start: null,
   };
 }
@@ -91,7 +112,11 @@ export function itemOf(subscription: Stripe.Subscription): Stripe.SubscriptionIt
 }
 
 /** A copy with the item's period moved to [start, end). */
-export function withPeriod(subscription: Stripe.Subscription, start: number, end: number): Stripe.Subscription {
+export function withPeriod(
+  subscription: Stripe.Subscription,
+  start: number,
+  end: number,
+): Stripe.Subscription {
   const item = { ...itemOf(subscription), current_period_start: start, current_period_end: end };
   return { ...subscription, items: { ...subscription.items, data: [item] } };
 }

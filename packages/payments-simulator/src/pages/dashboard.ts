@@ -25,7 +25,9 @@ interface EventLine {
 }
 
 const button = (path: string, label: string, style = ''): Html =>
-  html`<form class="inline" method="post" action="${path}"><button type="submit" class="${style}">${label}</button></form> `;
+  html`<form class="inline" method="post" action="${path}">
+    <button type="submit" class="${style}">${label}</button>
+  </form> `;
 
 function actionsFor(s: Stripe.Subscription): Html {
   const path = (action: string) => `/dashboard/subscriptions/${s.id}/${action}`;
@@ -49,7 +51,9 @@ function deliveryOf(e: EventLine): Html {
     : e.next_attempt_at === null && e.attempts > 0
       ? html`<span class="badge failed">gave up</span>`
       : html`<span class="badge pending">pending</span>`;
-  const attempts = html`<span class="muted">${e.attempts} attempt${e.attempts === 1 ? '' : 's'}</span>`;
+  const attempts = html`<span class="muted"
+    >${e.attempts} attempt${e.attempts === 1 ? '' : 's'}</span
+  >`;
   return html`${state} ${attempts}`;
 }
 
@@ -57,22 +61,36 @@ function responseOf(e: EventLine): Html {
   if (e.last_response === null) return html`<span class="muted">not sent yet</span>`;
   const { status, body } = answerOf(e.last_response);
   const ok = status !== null && status.startsWith('2');
-  return html`${status ? html`<span class="badge ${ok ? 'delivered' : 'failed'} status">${status}</span> ` : ''}<code class="answer">${body.slice(0, 160)}</code>`;
+  return html`${status ? html`<span class="badge ${ok ? 'delivered' : 'failed'} status">${status}</span> ` : ''}<code
+      class="answer"
+      >${body.slice(0, 160)}</code
+    >`;
 }
 
 function statusOf(s: Stripe.Subscription): Html {
   const badge = html`<span class="badge ${s.status}">${s.status.replace('_', ' ')}</span>`;
-  if (ENDED.includes(s.status)) return html`${badge}<br><span class="muted small">ended ${dateOf(s.ended_at)}</span>`;
-  return html`${badge}${s.cancel_at_period_end ? html`<br><span class="muted small">cancels at period end</span>` : ''}`;
+  if (ENDED.includes(s.status))
+    return html`${badge}<br /><span class="muted small">ended ${dateOf(s.ended_at)}</span>`;
+  return html`${badge}${s.cancel_at_period_end ? html`<br /><span class="muted small">cancels at period end</span>` : ''}`;
 }
 
 export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Querystring: { notice?: string } }>('/', async (request, reply) => {
       const page = { limit: 50 };
-      const subscriptions = (await ctx.docs.list<Stripe.Subscription>('subscription', {}, page)).data.map((r) => r.data);
-      const customers = (await ctx.docs.list<Stripe.Customer>('customer', {}, { limit: 100 })).data.map((r) => r.data);
-      const sessions = (await ctx.docs.list<Stripe.Checkout.Session>('checkout.session', { status: ['open'] }, { limit: 20 })).data.map((r) => r.data);
+      const subscriptions = (
+        await ctx.docs.list<Stripe.Subscription>('subscription', {}, page)
+      ).data.map((r) => r.data);
+      const customers = (
+        await ctx.docs.list<Stripe.Customer>('customer', {}, { limit: 100 })
+      ).data.map((r) => r.data);
+      const sessions = (
+        await ctx.docs.list<Stripe.Checkout.Session>(
+          'checkout.session',
+          { status: ['open'] },
+          { limit: 20 },
+        )
+      ).data.map((r) => r.data);
       const events = await ctx.db.query<EventLine>(
         'SELECT id, type, created::float8 AS created, delivered_at IS NOT NULL AS delivered, attempts, next_attempt_at::float8 AS next_attempt_at, last_response FROM sim_events ORDER BY seq DESC LIMIT 30',
       );
@@ -84,54 +102,162 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a></p>` : ''}
         ${notice ? html`<div class="notice">${notice}</div>` : ''}
         <h2>Subscriptions</h2>
-        <table><tr><th>Subscription</th><th>Customer</th><th>Plan</th><th>Status</th><th>Current period</th><th>Actions</th></tr>
-        ${subscriptions.map((s) => {
-          const item = itemOf(s);
-          return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
-            <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
-            <td>${statusOf(s)}</td>
-            <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s)}</td></tr>`;
-        })}
-        ${subscriptions.length === 0 ? html`<tr><td colspan="6" class="muted">None yet: pay a checkout session to create one.</td></tr>` : ''}</table>
+        <table>
+          <tr>
+            <th>Subscription</th>
+            <th>Customer</th>
+            <th>Plan</th>
+            <th>Status</th>
+            <th>Current period</th>
+            <th>Actions</th>
+          </tr>
+          ${subscriptions.map((s) => {
+            const item = itemOf(s);
+            return html`<tr>
+              <td><code>${s.id}</code></td>
+              <td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
+              <td>
+                ${item.price.nickname ?? item.price.id}<br /><span class="muted"
+                  >${money(item.price.unit_amount, item.price.currency)}/month</span
+                >
+              </td>
+              <td>${statusOf(s)}</td>
+              <td class="small">
+                ${dateOf(item.current_period_start)}<br />→ ${dateOf(item.current_period_end)}
+              </td>
+              <td>${actionsFor(s)}</td>
+            </tr>`;
+          })}
+          ${
+            subscriptions.length === 0
+              ? html`<tr>
+                  <td colspan="6" class="muted">None yet: pay a checkout session to create one.</td>
+                </tr>`
+              : ''
+          }
+        </table>
         <h2>Open checkout sessions</h2>
-        <table><tr><th>Session</th><th>Customer</th><th>Amount</th><th>Expires</th></tr>
-        ${sessions.map((s) => html`<tr><td><a href="/checkout/${s.id}"><code>${s.id.slice(0, 28)}…</code></a></td><td>${emailOf.get(String(s.customer)) ?? s.customer_email ?? '—'}</td><td>${money(s.amount_total, s.currency)}/month</td><td class="small">${dateOf(s.expires_at)}</td></tr>`)}
-        ${sessions.length === 0 ? html`<tr><td colspan="4" class="muted">None open.</td></tr>` : ''}</table>
+        <table>
+          <tr>
+            <th>Session</th>
+            <th>Customer</th>
+            <th>Amount</th>
+            <th>Expires</th>
+          </tr>
+          ${sessions.map(
+            (s) =>
+              html`<tr>
+                <td>
+                  <a href="/checkout/${s.id}"><code>${s.id.slice(0, 28)}…</code></a>
+                </td>
+                <td>${emailOf.get(String(s.customer)) ?? s.customer_email ?? '—'}</td>
+                <td>${money(s.amount_total, s.currency)}/month</td>
+                <td class="small">${dateOf(s.expires_at)}</td>
+              </tr>`,
+          )}
+          ${
+            sessions.length === 0
+              ? html`<tr>
+                  <td colspan="4" class="muted">None open.</td>
+                </tr>`
+              : ''
+          }
+        </table>
         <h2>Customers</h2>
-        <table><tr><th>Customer</th><th>Email</th><th>Name</th><th>Created</th></tr>
-        ${customers.map((c) => html`<tr><td><code>${c.id}</code></td><td>${c.email ?? '—'}</td><td>${c.name ?? '—'}</td><td class="small">${dateOf(c.created)}</td></tr>`)}
-        ${customers.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
+        <table>
+          <tr>
+            <th>Customer</th>
+            <th>Email</th>
+            <th>Name</th>
+            <th>Created</th>
+          </tr>
+          ${customers.map(
+            (c) =>
+              html`<tr>
+                <td><code>${c.id}</code></td>
+                <td>${c.email ?? '—'}</td>
+                <td>${c.name ?? '—'}</td>
+                <td class="small">${dateOf(c.created)}</td>
+              </tr>`,
+          )}
+          ${
+            customers.length === 0
+              ? html`<tr>
+                  <td colspan="4" class="muted">None yet.</td>
+                </tr>`
+              : ''
+          }
+        </table>
         <h2>Recent events</h2>
-        <table><tr><th>Created</th><th>Type</th><th>Event</th><th>Delivery</th><th>The service answered</th><th></th></tr>
-        ${events.map((e) => html`<tr data-event="${e.id}"><td class="small">${dateOf(e.created)}</td><td>${e.type}</td><td><code>${e.id}</code></td><td class="small">${deliveryOf(e)}</td><td class="small">${responseOf(e)}</td><td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td></tr>`)}
-        ${events.length === 0 ? html`<tr><td colspan="6" class="muted">None yet.</td></tr>` : ''}</table>
+        <table>
+          <tr>
+            <th>Created</th>
+            <th>Type</th>
+            <th>Event</th>
+            <th>Delivery</th>
+            <th>The service answered</th>
+            <th></th>
+          </tr>
+          ${events.map(
+            (e) =>
+              html`<tr data-event="${e.id}">
+                <td class="small">${dateOf(e.created)}</td>
+                <td>${e.type}</td>
+                <td><code>${e.id}</code></td>
+                <td class="small">${deliveryOf(e)}</td>
+                <td class="small">${responseOf(e)}</td>
+                <td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td>
+              </tr>`,
+          )}
+          ${
+            events.length === 0
+              ? html`<tr>
+                  <td colspan="6" class="muted">None yet.</td>
+                </tr>`
+              : ''
+          }
+        </table>
       </main>`;
       return sendPage(reply, 200, { title: 'Payments Simulator', body });
     });
 
-    app.post<{ Params: { id: string; action: string } }>('/dashboard/subscriptions/:id/:action', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
-      const action = SUBSCRIPTION_ACTIONS[request.params.action];
-      let notice: string;
-      if (action === undefined) {
-        notice = `Unknown action ${request.params.action}.`;
-      } else {
-        try {
-          const outcome = await action(ctx, request.params.id, AUTOMATIC);
-          const report = await eventsReport(ctx, outcome, CLICK_WAIT_MS);
-          notice = `${describeChange(request.params.action, outcome.value)} ${describeEvents(report)}`;
-        } catch (error) {
-          if (!(error instanceof StripeApiError)) throw error;
-          notice = error.message;
+    app.post<{ Params: { id: string; action: string } }>(
+      '/dashboard/subscriptions/:id/:action',
+      async (request, reply) => {
+        if (crossSite(request))
+          return sendPage(reply, 403, {
+            title: 'Forbidden',
+            body: html`<main><p>Cross-site form posts are refused.</p></main>`,
+          });
+        const action = SUBSCRIPTION_ACTIONS[request.params.action];
+        let notice: string;
+        if (action === undefined) {
+          notice = `Unknown action ${request.params.action}.`;
+        } else {
+          try {
+            const outcome = await action(ctx, request.params.id, AUTOMATIC);
+            const report = await eventsReport(ctx, outcome, CLICK_WAIT_MS);
+            notice = `${describeChange(request.params.action, outcome.value)} ${describeEvents(report)}`;
+          } catch (error) {
+            if (!(error instanceof StripeApiError)) throw error;
+            notice = error.message;
+          }
         }
-      }
-      return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
-    });
+        return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
+      },
+    );
 
     app.post<{ Params: { id: string } }>('/dashboard/events/:id/resend', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
+      if (crossSite(request))
+        return sendPage(reply, 403, {
+          title: 'Forbidden',
+          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
+        });
       const answer = await ctx.delivery.resend(request.params.id);
-      const notice = answer === null ? `${request.params.id} will be sent again once the service listens.` : `Sent ${request.params.id} again (same event id): the service answered ${answer}.`;
+      const notice =
+        answer === null
+          ? `${request.params.id} will be sent again once the service listens.`
+          : `Sent ${request.params.id} again (same event id): the service answered ${answer}.`;
       return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
     });
   };

@@ -11,21 +11,41 @@ export class Html {
 }
 
 export const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 type Part = Html | string | number | null | undefined | false | Part[];
 const render = (part: Part): string =>
-  part instanceof Html ? part.text : Array.isArray(part) ? part.map(render).join('') : part === null || part === undefined || part === false ? '' : escapeHtml(String(part));
+  part instanceof Html
+    ? part.text
+    : Array.isArray(part)
+      ? part.map(render).join('')
+      : part === null || part === undefined || part === false
+        ? ''
+        : escapeHtml(String(part));
 
 /** html`<p>${value}</p>`: interpolated values are escaped unless they are Html themselves. */
 export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
-  return new Html(strings.reduce((out, text, i) => out + text + (i < values.length ? render(values[i]!) : ''), ''));
+  return new Html(
+    strings.reduce(
+      (out, text, i) => out + text + (i < values.length ? render(values[i]!) : ''),
+      '',
+    ),
+  );
 }
 
 export const money = (amount: number | null, currency: string | null): string =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: (currency ?? 'usd').toUpperCase() }).format((amount ?? 0) / 100);
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: (currency ?? 'usd').toUpperCase(),
+  }).format((amount ?? 0) / 100);
 
-export const dateOf = (seconds: number | null): string => (seconds === null ? '—' : new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
+export const dateOf = (seconds: number | null): string =>
+  seconds === null
+    ? '—'
+    : new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1f36;background:#f6f8fa}
@@ -53,10 +73,21 @@ export interface Page {
 }
 
 /** Sends a page with the security headers. */
-export function sendPage(reply: FastifyReply, status: number, { title, body, formTargets = [] }: Page): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  { title, body, formTargets = [] }: Page,
+): FastifyReply {
   const origins = [...new Set(formTargets.flatMap((url) => (url ? [new URL(url).origin] : [])))];
-  reply.header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'${origins.map((o) => ` ${o}`).join('')}; base-uri 'none'; frame-ancestors 'none'`);
-  reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin').header('cache-control', 'no-store');
+  reply.header(
+    'content-security-policy',
+    `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'${origins.map((o) => ` ${o}`).join('')}; base-uri 'none'; frame-ancestors 'none'`,
+  );
+  reply
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'same-origin')
+    .header('cache-control', 'no-store');
   return reply.status(status).type('text/html; charset=utf-8').send(renderPage(title, body));
 }
 
@@ -77,4 +108,6 @@ export function crossSite(request: FastifyRequest): boolean {
   }
 }
 
-export const header = (subtitle: string): Html => html`<h1>Payments Simulator <span class="badge test">TEST MODE</span></h1><p class="muted">${subtitle}</p>`;
+export const header = (subtitle: string): Html =>
+  html`<h1>Payments Simulator <span class="badge test">TEST MODE</span></h1>
+    <p class="muted">${subtitle}</p>`;

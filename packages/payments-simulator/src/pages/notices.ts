@@ -16,7 +16,8 @@ export function describeChange(action: string, { subscription, invoice }: Change
   const periodEnd = dateOf(itemOf(subscription).current_period_end);
   switch (action) {
     case 'renew':
-      if (subscription.status === 'canceled') return 'The period ended and the subscription is now canceled.';
+      if (subscription.status === 'canceled')
+        return 'The period ended and the subscription is now canceled.';
       return `Payment of ${money(invoice?.amount_paid ?? 0, invoice?.currency ?? null)} succeeded: the subscription is active until ${periodEnd}.`;
     case 'fail-renewal':
       return `The renewal payment of ${money(invoice?.amount_due ?? 0, invoice?.currency ?? null)} failed: the subscription is past due. The provider retries the payment; what the customer keeps meanwhile is the app's choice (often the paid tier, for a grace period).`;

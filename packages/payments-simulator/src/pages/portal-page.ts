@@ -23,9 +23,21 @@ const SESSION_SECONDS = 3_600;
 const CLICK_WAIT_MS = 5_000;
 const ACTIONS = ['switch', 'cancel-at-period-end', 'resume-at-period-end', 'cancel-now'];
 
-function gone(reply: FastifyReply, status: number, message: string, session?: Session): FastifyReply {
-  const back = session?.return_url ? html`<p><a href="${session.return_url}">Return to ${new URL(session.return_url).host}</a></p>` : '';
-  return sendPage(reply, status, { title: 'Billing portal', body: html`<main><div class="card" style="max-width:520px;margin:60px auto">${header(message)}${back}</div></main>` });
+function gone(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  session?: Session,
+): FastifyReply {
+  const back = session?.return_url
+    ? html`<p><a href="${session.return_url}">Return to ${new URL(session.return_url).host}</a></p>`
+    : '';
+  return sendPage(reply, status, {
+    title: 'Billing portal',
+    body: html`<main>
+      <div class="card" style="max-width:520px;margin:60px auto">${header(message)}${back}</div>
+    </main>`,
+  });
 }
 
 export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
@@ -34,46 +46,92 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
     async function usable(id: string, reply: FastifyReply): Promise<Session | null> {
       const session = (await ctx.docs.get<Session>('billing_portal.session', id))?.data;
       if (session === undefined) gone(reply, 404, 'No such billing portal session.');
-      else if (session.created + SESSION_SECONDS < nowSeconds()) gone(reply, 410, 'This portal session has expired. Open the portal again from the merchant.', session);
+      else if (session.created + SESSION_SECONDS < nowSeconds())
+        gone(
+          reply,
+          410,
+          'This portal session has expired. Open the portal again from the merchant.',
+          session,
+        );
       else return session;
       return null;
     }
 
-    app.get<{ Params: { id: string }; Querystring: { notice?: string } }>('/p/session/:id', async (request, reply) => {
-      const session = await usable(request.params.id, reply);
-      if (session === null) return reply;
-      const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data;
-      const subscriptions = (await ctx.docs.list<Stripe.Subscription>('subscription', { customer: customer.id }, { limit: 20 })).data.map((r) => r.data).filter((s) => !ENDED.includes(s.status));
-      const prices = (await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })).data.map((r) => r.data).reverse();
-      const invoices = (await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })).data.map((r) => r.data);
-      const notice = ctx.notices.read(request.query.notice);
-      const view = { session, customer, subscriptions, prices, invoices, card: await cardLabel(ctx, customer), notice };
-      return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
-    });
+    app.get<{ Params: { id: string }; Querystring: { notice?: string } }>(
+      '/p/session/:id',
+      async (request, reply) => {
+        const session = await usable(request.params.id, reply);
+        if (session === null) return reply;
+        const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer))
+          .data;
+        const subscriptions = (
+          await ctx.docs.list<Stripe.Subscription>(
+            'subscription',
+            { customer: customer.id },
+            { limit: 20 },
+          )
+        ).data
+          .map((r) => r.data)
+          .filter((s) => !ENDED.includes(s.status));
+        const prices = (
+          await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
+        ).data
+          .map((r) => r.data)
+          .reverse();
+        const invoices = (
+          await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })
+        ).data.map((r) => r.data);
+        const notice = ctx.notices.read(request.query.notice);
+        const view = {
+          session,
+          customer,
+          subscriptions,
+          prices,
+          invoices,
+          card: await cardLabel(ctx, customer),
+          notice,
+        };
+        return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
+      },
+    );
 
-    app.post<{ Params: { id: string; action: string } }>('/p/session/:id/:action', async (request, reply) => {
-      if (crossSite(request)) return sendPage(reply, 403, { title: 'Forbidden', body: html`<main><p>Cross-site form posts are refused.</p></main>` });
-      const session = await usable(request.params.id, reply);
-      if (session === null) return reply;
-      const form = (request.body ?? {}) as FormObject;
-      const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
-      const { action } = request.params;
-      let notice: string;
-      try {
-        if (action === 'update-card') {
-          const outcome = await updateCard(ctx, session.customer, field('card'), AUTOMATIC);
-          notice = `Your card is now ${await cardLabel(ctx, (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data)}. ${describeEvents(await eventsReport(ctx, outcome, CLICK_WAIT_MS))}`;
-        } else {
-          const subscription = (await ctx.docs.get<Stripe.Subscription>('subscription', field('subscription')))?.data;
-          if (!ACTIONS.includes(action) || subscription?.customer !== session.customer) return gone(reply, 404, 'No such subscription or action for this customer.', session);
-          const outcome: Outcome<Changed> = action === 'switch' ? await switchPrice(ctx, subscription.id, field('price'), AUTOMATIC) : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription.id, AUTOMATIC);
-          notice = `${describeChange(action, outcome.value)} ${describeEvents(await eventsReport(ctx, outcome, CLICK_WAIT_MS))}`;
+    app.post<{ Params: { id: string; action: string } }>(
+      '/p/session/:id/:action',
+      async (request, reply) => {
+        if (crossSite(request))
+          return sendPage(reply, 403, {
+            title: 'Forbidden',
+            body: html`<main><p>Cross-site form posts are refused.</p></main>`,
+          });
+        const session = await usable(request.params.id, reply);
+        if (session === null) return reply;
+        const form = (request.body ?? {}) as FormObject;
+        const field = (name: string) =>
+          typeof form[name] === 'string' ? (form[name] as string) : '';
+        const { action } = request.params;
+        let notice: string;
+        try {
+          if (action === 'update-card') {
+            const outcome = await updateCard(ctx, session.customer, field('card'), AUTOMATIC);
+            notice = `Your card is now ${await cardLabel(ctx, (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data)}. ${describeEvents(await eventsReport(ctx, outcome, CLICK_WAIT_MS))}`;
+          } else {
+            const subscription = (
+              await ctx.docs.get<Stripe.Subscription>('subscription', field('subscription'))
+            )?.data;
+            if (!ACTIONS.includes(action) || subscription?.customer !== session.customer)
+              return gone(reply, 404, 'No such subscription or action for this customer.', session);
+            const outcome: Outcome<Changed> =
+              action === 'switch'
+                ? await switchPrice(ctx, subscription.id, field('price'), AUTOMATIC)
+                : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription.id, AUTOMATIC);
+            notice = `${describeChange(action, outcome.value)} ${describeEvents(await eventsReport(ctx, outcome, CLICK_WAIT_MS))}`;
+          }
+        } catch (error) {
+          if (!(error instanceof StripeApiError)) throw error;
+          notice = error.message;
         }
-      } catch (error) {
-        if (!(error instanceof StripeApiError)) throw error;
-        notice = error.message;
-      }
-      return reply.redirect(`/p/session/${session.id}?notice=${ctx.notices.post(notice)}`, 303);
-    });
+        return reply.redirect(`/p/session/${session.id}?notice=${ctx.notices.post(notice)}`, 303);
+      },
+    );
   };
 }

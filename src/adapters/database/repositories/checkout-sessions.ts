@@ -33,7 +33,10 @@ export function checkoutSessionsRepository(db: SqlClient): CheckoutSessionsRepos
       return row ? toRecord(row) : null;
     },
     async countForUser(userId) {
-      const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM checkout_sessions WHERE user_id = $1', [userId]);
+      const [row] = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM checkout_sessions WHERE user_id = $1',
+        [userId],
+      );
       return row?.n ?? 0;
     },
     async insert(s) {
@@ -44,7 +47,10 @@ export function checkoutSessionsRepository(db: SqlClient): CheckoutSessionsRepos
       );
     },
     async userOf(sessionId) {
-      const [row] = await db.query<{ user_id: string }>('SELECT user_id FROM checkout_sessions WHERE id = $1', [sessionId]);
+      const [row] = await db.query<{ user_id: string }>(
+        'SELECT user_id FROM checkout_sessions WHERE id = $1',
+        [sessionId],
+      );
       return row?.user_id ?? null;
     },
     async markStatus(id, status) {

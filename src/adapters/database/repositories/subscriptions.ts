@@ -19,7 +19,18 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
            payment_failed_at, created_at, as_of)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (id) DO NOTHING RETURNING 1`,
-        [s.id, s.userId, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, s.paymentFailedAt, s.createdAt, s.asOf],
+        [
+          s.id,
+          s.userId,
+          s.customerId,
+          s.status,
+          s.priceId,
+          s.cancelAtPeriodEnd,
+          s.currentPeriodEnd,
+          s.paymentFailedAt,
+          s.createdAt,
+          s.asOf,
+        ],
       );
       return inserted.length > 0;
     },
@@ -28,7 +39,17 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
         `UPDATE subscriptions SET user_id = $2, customer_id = $3, status = $4, price_id = $5, cancel_at_period_end = $6,
            current_period_end = $7, payment_failed_at = $8, as_of = $9, revision = revision + 1, updated_at = now()
          WHERE id = $1`,
-        [s.id, s.userId, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, s.paymentFailedAt, s.asOf],
+        [
+          s.id,
+          s.userId,
+          s.customerId,
+          s.status,
+          s.priceId,
+          s.cancelAtPeriodEnd,
+          s.currentPeriodEnd,
+          s.paymentFailedAt,
+          s.asOf,
+        ],
       );
     },
     async applyIfNewer(s, created) {

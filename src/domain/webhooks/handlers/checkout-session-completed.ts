@@ -15,9 +15,14 @@ export const checkoutSessionCompleted: EventHandler<CheckoutSessionEvent> = {
   async apply(event, ctx) {
     const { session } = event;
     const user = await findEventUser(ctx, session.userId, session.customerId);
-    if (user === null) return ctx.log.warn({ session: session.id }, 'completed checkout for an unknown user: acknowledged, nothing stored');
+    if (user === null)
+      return ctx.log.warn(
+        { session: session.id },
+        'completed checkout for an unknown user: acknowledged, nothing stored',
+      );
     if (session.customerId !== null) await ctx.tx.users.linkCustomer(user.id, session.customerId);
     await ctx.tx.checkoutSessions.markStatus(session.id, 'complete');
-    if (session.subscriptionId !== null) await syncSubscription(ctx, session.subscriptionId, event.created, null);
+    if (session.subscriptionId !== null)
+      await syncSubscription(ctx, session.subscriptionId, event.created, null);
   },
 };

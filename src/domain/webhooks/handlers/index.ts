@@ -7,14 +7,15 @@ import { checkoutSessionCompleted } from './checkout-session-completed.ts';
 import { customerSubscriptionChanged } from './customer-subscription.ts';
 import { invoiceSettled } from './invoice.ts';
 
-export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<HandledEvents[T]> } = {
-  'checkout.session.completed': checkoutSessionCompleted,
-  'customer.subscription.created': customerSubscriptionChanged,
-  'customer.subscription.updated': customerSubscriptionChanged,
-  'customer.subscription.deleted': customerSubscriptionChanged,
-  'invoice.paid': invoiceSettled,
-  'invoice.payment_failed': invoiceSettled,
-};
+export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<HandledEvents[T]> } =
+  {
+    'checkout.session.completed': checkoutSessionCompleted,
+    'customer.subscription.created': customerSubscriptionChanged,
+    'customer.subscription.updated': customerSubscriptionChanged,
+    'customer.subscription.deleted': customerSubscriptionChanged,
+    'invoice.paid': invoiceSettled,
+    'invoice.payment_failed': invoiceSettled,
+  };
 
 /** A handler with its event in hand. */
 export interface BoundHandler {
@@ -33,7 +34,10 @@ function bind<T extends HandledEventType>(type: T, event: PaymentEvent): BoundHa
   const handler: EventHandler<HandledEvents[T]> = EVENT_HANDLERS[type];
   // The adapter's translation gives each handled type its kind, checked at compile time there
   // (stripe-mapping.ts); this is the same promise, checked at run time.
-  if (event.kind !== handler.kind) throw new Error(`event ${event.id} (${event.type}) is a ${event.kind} event; its handler takes ${handler.kind} events`);
+  if (event.kind !== handler.kind)
+    throw new Error(
+      `event ${event.id} (${event.type}) is a ${event.kind} event; its handler takes ${handler.kind} events`,
+    );
   const typed = event as HandledEvents[T];
   return {
     prepare: async (ctx) => handler.prepare?.(typed, ctx),

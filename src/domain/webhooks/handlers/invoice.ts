@@ -11,6 +11,7 @@ export const invoiceSettled: EventHandler<InvoiceEvent> = {
     if (event.subscriptionId !== null) await prepareRead(ctx, event.subscriptionId, event.created);
   },
   async apply(event, ctx) {
-    if (event.subscriptionId !== null) await syncSubscription(ctx, event.subscriptionId, event.created, null);
+    if (event.subscriptionId !== null)
+      await syncSubscription(ctx, event.subscriptionId, event.created, null);
   },
 };
