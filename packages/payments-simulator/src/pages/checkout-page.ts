@@ -19,32 +19,19 @@ const successUrlOf = (session: Session): string | null =>
 function statusPage(reply: FastifyReply, session: Session, status = 200): FastifyReply {
   const success = successUrlOf(session);
   const paid = session.status === 'complete';
-  const body = html`<main>
-    <div class="card" style="max-width:520px;margin:60px auto">
-      ${header(paid ? 'This checkout is complete.' : 'This checkout session has expired.')}
-      <p>
-        <span class="badge ${session.status ?? ''}">${session.status}</span>
-        <code>${session.id}</code>
-      </p>
-      <p>
-        ${paid ? html`The payment went through${session.subscription ? html` and subscription <code>${String(session.subscription)}</code> is active` : ''}.` : 'It can no longer be paid. Start a new checkout from the merchant.'}
-      </p>
-      ${paid && success ? html`<p><a href="${success}">Return to the merchant</a></p>` : ''}
-      ${!paid && session.cancel_url ? html`<p><a href="${session.cancel_url}">Return to the merchant</a></p>` : ''}
-    </div>
-  </main>`;
+  const body = html`<main><div class="card" style="max-width:520px;margin:60px auto">${header(paid ? 'This checkout is complete.' : 'This checkout session has expired.')}
+    <p><span class="badge ${session.status ?? ''}">${session.status}</span> <code>${session.id}</code></p>
+    <p>${paid ? html`The payment went through${session.subscription ? html` and subscription <code>${String(session.subscription)}</code> is active` : ''}.` : 'It can no longer be paid. Start a new checkout from the merchant.'}</p>
+    ${paid && success ? html`<p><a href="${success}">Return to the merchant</a></p>` : ''}
+    ${!paid && session.cancel_url ? html`<p><a href="${session.cancel_url}">Return to the merchant</a></p>` : ''}
+  </div></main>`;
   return sendPage(reply, status, { title: paid ? 'Payment complete' : 'Checkout expired', body });
 }
 
 function notFound(reply: FastifyReply): FastifyReply {
   return sendPage(reply, 404, {
     title: 'Checkout not found',
-    body: html`<main>
-      <div class="card" style="max-width:520px;margin:60px auto">
-        ${header('No such checkout session.')}
-        <p>The link may be mistyped, or the session belongs to another simulator database.</p>
-      </div>
-    </main>`,
+    body: html`<main><div class="card" style="max-width:520px;margin:60px auto">${header('No such checkout session.')}<p>The link may be mistyped, or the session belongs to another simulator database.</p></div></main>`,
   });
 }
 
@@ -65,49 +52,25 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
       const email = customer?.email ?? session.customer_email;
       const emailField: Html = email
         ? html`<div class="field">${email}</div>`
-        : html`<input
-            type="email"
-            name="email"
-            placeholder="you@example.com"
-            autocomplete="email"
-          />`;
+        : html`<input type="email" name="email" placeholder="you@example.com" autocomplete="email">`;
       const body = html`<main class="checkout">
         <section>
           <p class="muted small"><span class="badge test">TEST MODE</span> Payments Simulator</p>
           <p class="muted">Subscribe to ${product?.name ?? price.id}</p>
-          <div class="price">
-            ${money(price.unit_amount, price.currency)}<span
-              class="muted small"
-              style="font-weight:400"
-            >
-              per month</span
-            >
-          </div>
+          <div class="price">${money(price.unit_amount, price.currency)}<span class="muted small" style="font-weight:400"> per month</span></div>
           ${line.quantity > 1 ? html`<p>Quantity ${line.quantity} · ${money(session.amount_total, session.currency)} per month in total</p>` : ''}
           <p class="muted small">${product?.description ?? ''}</p>
         </section>
         <section class="card">
           <form method="post" action="/checkout/${session.id}/pay">
             <label class="small muted">Email</label>${emailField}
-            <label class="small muted">Card</label>
-            <div class="field">
-              4242 4242 4242 4242 · 12/34 · 123
-              <span class="muted small">(simulated, no money moves)</span>
-            </div>
-            <button class="primary" type="submit">
-              Pay ${money(session.amount_total, session.currency)} and subscribe
-            </button>
+            <label class="small muted">Card</label><div class="field">4242 4242 4242 4242 · 12/34 · 123 <span class="muted small">(simulated, no money moves)</span></div>
+            <button class="primary" type="submit">Pay ${money(session.amount_total, session.currency)} and subscribe</button>
           </form>
-          <form
-            method="post"
-            action="/checkout/${session.id}/cancel"
-            style="margin-top:14px;text-align:center"
-          >
+          <form method="post" action="/checkout/${session.id}/cancel" style="margin-top:14px;text-align:center">
             <button class="link" type="submit">Cancel and return</button>
           </form>
-          <p class="muted small" style="margin-top:18px">
-            Session <code>${session.id}</code>, open until ${dateOf(session.expires_at)}.
-          </p>
+          <p class="muted small" style="margin-top:18px">Session <code>${session.id}</code>, open until ${dateOf(session.expires_at)}.</p>
         </section>
       </main>`;
       return sendPage(reply, 200, {
@@ -150,12 +113,7 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
       if (stored.data.cancel_url) return reply.redirect(stored.data.cancel_url, 303);
       return sendPage(reply, 200, {
         title: 'Checkout canceled',
-        body: html`<main>
-          <div class="card" style="max-width:520px;margin:60px auto">
-            ${header('You left the checkout without paying.')}
-            <p><a href="/checkout/${stored.data.id}">Back to the checkout</a></p>
-          </div>
-        </main>`,
+        body: html`<main><div class="card" style="max-width:520px;margin:60px auto">${header('You left the checkout without paying.')}<p><a href="/checkout/${stored.data.id}">Back to the checkout</a></p></div></main>`,
       });
     });
   };

@@ -25,9 +25,7 @@ interface EventLine {
 }
 
 const button = (path: string, label: string, style = ''): Html =>
-  html`<form class="inline" method="post" action="${path}">
-    <button type="submit" class="${style}">${label}</button>
-  </form> `;
+  html`<form class="inline" method="post" action="${path}"><button type="submit" class="${style}">${label}</button></form> `;
 
 function actionsFor(s: Stripe.Subscription): Html {
   const path = (action: string) => `/dashboard/subscriptions/${s.id}/${action}`;
@@ -51,9 +49,7 @@ function deliveryOf(e: EventLine): Html {
     : e.next_attempt_at === null && e.attempts > 0
       ? html`<span class="badge failed">gave up</span>`
       : html`<span class="badge pending">pending</span>`;
-  const attempts = html`<span class="muted"
-    >${e.attempts} attempt${e.attempts === 1 ? '' : 's'}</span
-  >`;
+  const attempts = html`<span class="muted">${e.attempts} attempt${e.attempts === 1 ? '' : 's'}</span>`;
   return html`${state} ${attempts}`;
 }
 
@@ -61,17 +57,14 @@ function responseOf(e: EventLine): Html {
   if (e.last_response === null) return html`<span class="muted">not sent yet</span>`;
   const { status, body } = answerOf(e.last_response);
   const ok = status !== null && status.startsWith('2');
-  return html`${status ? html`<span class="badge ${ok ? 'delivered' : 'failed'} status">${status}</span> ` : ''}<code
-      class="answer"
-      >${body.slice(0, 160)}</code
-    >`;
+  return html`${status ? html`<span class="badge ${ok ? 'delivered' : 'failed'} status">${status}</span> ` : ''}<code class="answer">${body.slice(0, 160)}</code>`;
 }
 
 function statusOf(s: Stripe.Subscription): Html {
   const badge = html`<span class="badge ${s.status}">${s.status.replace('_', ' ')}</span>`;
   if (ENDED.includes(s.status))
-    return html`${badge}<br /><span class="muted small">ended ${dateOf(s.ended_at)}</span>`;
-  return html`${badge}${s.cancel_at_period_end ? html`<br /><span class="muted small">cancels at period end</span>` : ''}`;
+    return html`${badge}<br><span class="muted small">ended ${dateOf(s.ended_at)}</span>`;
+  return html`${badge}${s.cancel_at_period_end ? html`<br><span class="muted small">cancels at period end</span>` : ''}`;
 }
 
 export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
@@ -102,121 +95,27 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a></p>` : ''}
         ${notice ? html`<div class="notice">${notice}</div>` : ''}
         <h2>Subscriptions</h2>
-        <table>
-          <tr>
-            <th>Subscription</th>
-            <th>Customer</th>
-            <th>Plan</th>
-            <th>Status</th>
-            <th>Current period</th>
-            <th>Actions</th>
-          </tr>
-          ${subscriptions.map((s) => {
-            const item = itemOf(s);
-            return html`<tr>
-              <td><code>${s.id}</code></td>
-              <td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
-              <td>
-                ${item.price.nickname ?? item.price.id}<br /><span class="muted"
-                  >${money(item.price.unit_amount, item.price.currency)}/month</span
-                >
-              </td>
-              <td>${statusOf(s)}</td>
-              <td class="small">
-                ${dateOf(item.current_period_start)}<br />→ ${dateOf(item.current_period_end)}
-              </td>
-              <td>${actionsFor(s)}</td>
-            </tr>`;
-          })}
-          ${
-            subscriptions.length === 0
-              ? html`<tr>
-                  <td colspan="6" class="muted">None yet: pay a checkout session to create one.</td>
-                </tr>`
-              : ''
-          }
-        </table>
+        <table><tr><th>Subscription</th><th>Customer</th><th>Plan</th><th>Status</th><th>Current period</th><th>Actions</th></tr>
+        ${subscriptions.map((s) => {
+          const item = itemOf(s);
+          return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
+            <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
+            <td>${statusOf(s)}</td>
+            <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s)}</td></tr>`;
+        })}
+        ${subscriptions.length === 0 ? html`<tr><td colspan="6" class="muted">None yet: pay a checkout session to create one.</td></tr>` : ''}</table>
         <h2>Open checkout sessions</h2>
-        <table>
-          <tr>
-            <th>Session</th>
-            <th>Customer</th>
-            <th>Amount</th>
-            <th>Expires</th>
-          </tr>
-          ${sessions.map(
-            (s) =>
-              html`<tr>
-                <td>
-                  <a href="/checkout/${s.id}"><code>${s.id.slice(0, 28)}…</code></a>
-                </td>
-                <td>${emailOf.get(String(s.customer)) ?? s.customer_email ?? '—'}</td>
-                <td>${money(s.amount_total, s.currency)}/month</td>
-                <td class="small">${dateOf(s.expires_at)}</td>
-              </tr>`,
-          )}
-          ${
-            sessions.length === 0
-              ? html`<tr>
-                  <td colspan="4" class="muted">None open.</td>
-                </tr>`
-              : ''
-          }
-        </table>
+        <table><tr><th>Session</th><th>Customer</th><th>Amount</th><th>Expires</th></tr>
+        ${sessions.map((s) => html`<tr><td><a href="/checkout/${s.id}"><code>${s.id.slice(0, 28)}…</code></a></td><td>${emailOf.get(String(s.customer)) ?? s.customer_email ?? '—'}</td><td>${money(s.amount_total, s.currency)}/month</td><td class="small">${dateOf(s.expires_at)}</td></tr>`)}
+        ${sessions.length === 0 ? html`<tr><td colspan="4" class="muted">None open.</td></tr>` : ''}</table>
         <h2>Customers</h2>
-        <table>
-          <tr>
-            <th>Customer</th>
-            <th>Email</th>
-            <th>Name</th>
-            <th>Created</th>
-          </tr>
-          ${customers.map(
-            (c) =>
-              html`<tr>
-                <td><code>${c.id}</code></td>
-                <td>${c.email ?? '—'}</td>
-                <td>${c.name ?? '—'}</td>
-                <td class="small">${dateOf(c.created)}</td>
-              </tr>`,
-          )}
-          ${
-            customers.length === 0
-              ? html`<tr>
-                  <td colspan="4" class="muted">None yet.</td>
-                </tr>`
-              : ''
-          }
-        </table>
+        <table><tr><th>Customer</th><th>Email</th><th>Name</th><th>Created</th></tr>
+        ${customers.map((c) => html`<tr><td><code>${c.id}</code></td><td>${c.email ?? '—'}</td><td>${c.name ?? '—'}</td><td class="small">${dateOf(c.created)}</td></tr>`)}
+        ${customers.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
         <h2>Recent events</h2>
-        <table>
-          <tr>
-            <th>Created</th>
-            <th>Type</th>
-            <th>Event</th>
-            <th>Delivery</th>
-            <th>The service answered</th>
-            <th></th>
-          </tr>
-          ${events.map(
-            (e) =>
-              html`<tr data-event="${e.id}">
-                <td class="small">${dateOf(e.created)}</td>
-                <td>${e.type}</td>
-                <td><code>${e.id}</code></td>
-                <td class="small">${deliveryOf(e)}</td>
-                <td class="small">${responseOf(e)}</td>
-                <td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td>
-              </tr>`,
-          )}
-          ${
-            events.length === 0
-              ? html`<tr>
-                  <td colspan="6" class="muted">None yet.</td>
-                </tr>`
-              : ''
-          }
-        </table>
+        <table><tr><th>Created</th><th>Type</th><th>Event</th><th>Delivery</th><th>The service answered</th><th></th></tr>
+        ${events.map((e) => html`<tr data-event="${e.id}"><td class="small">${dateOf(e.created)}</td><td>${e.type}</td><td><code>${e.id}</code></td><td class="small">${deliveryOf(e)}</td><td class="small">${responseOf(e)}</td><td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td></tr>`)}
+        ${events.length === 0 ? html`<tr><td colspan="6" class="muted">None yet.</td></tr>` : ''}</table>
       </main>`;
       return sendPage(reply, 200, { title: 'Payments Simulator', body });
     });

@@ -109,5 +109,4 @@ export function crossSite(request: FastifyRequest): boolean {
 }
 
 export const header = (subtitle: string): Html =>
-  html`<h1>Payments Simulator <span class="badge test">TEST MODE</span></h1>
-    <p class="muted">${subtitle}</p>`;
+  html`<h1>Payments Simulator <span class="badge test">TEST MODE</span></h1><p class="muted">${subtitle}</p>`;

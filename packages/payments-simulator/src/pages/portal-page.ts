@@ -34,9 +34,7 @@ function gone(
     : '';
   return sendPage(reply, status, {
     title: 'Billing portal',
-    body: html`<main>
-      <div class="card" style="max-width:520px;margin:60px auto">${header(message)}${back}</div>
-    </main>`,
+    body: html`<main><div class="card" style="max-width:520px;margin:60px auto">${header(message)}${back}</div></main>`,
   });
 }
 
