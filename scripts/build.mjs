@@ -54,7 +54,7 @@ const { metafile } = await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   packages: 'external',
   sourcemap: true, // used by `node --enable-source-maps` (stack traces in src/ terms)
   logLevel: 'warning',

@@ -18,7 +18,13 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
     await mkdir(dataDir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
-    if (!(await stat(dataDir)).isDirectory()) throw new Error(`${dataDir} is not a directory`);
+    const found = await stat(dataDir);
+    if (!found.isDirectory()) throw new Error(`${dataDir} is not a directory`);
+    // Commands believe what they find here (the running service's record, its database's password).
+    if ((found.mode & 0o002) !== 0)
+      throw new Error(
+        `every user of this machine may write into it (mode ${(found.mode & 0o777).toString(8)}): chmod 700 it, or choose another`,
+      );
   } catch (error) {
     throw new DataDirError(
       `DATA_DIR ${dataDir} cannot be created: ${blockingFile(dataDir) ?? (error instanceof Error ? error.message : String(error))}`,

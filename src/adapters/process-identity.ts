@@ -21,15 +21,26 @@ function stat(pid: number): string[] | null {
   }
 }
 
+function bootId(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'boot'; // a sandbox without /proc/sys: the start time alone still tells processes apart
+  }
+}
+
 function startOf(pid: number): string | null {
   const fields = stat(pid);
-  if (fields === null) return null;
-  const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  return `${boot}/${fields[19]}`; // field 22: start time, in clock ticks since boot
+  return fields === null ? null : `${bootId()}/${fields[19]}`; // field 22: start time, in ticks since boot
 }
 
 export function thisProcess(): ProcessIdentity {
   return { pid: process.pid, started: startOf(process.pid) };
+}
+
+/** Whether two records name the same process (the pid alone where the start is not known). */
+export function sameProcess(a: ProcessIdentity | null, b: ProcessIdentity | null): boolean {
+  return a !== null && b !== null && a.pid === b.pid && a.started === b.started;
 }
 
 /** Whether the recorded process still runs (also another user's), and not an exited one nobody reaped. */

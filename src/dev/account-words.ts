@@ -44,7 +44,8 @@ function statusWords(user: User, policy: TierPolicy, tier: string, now: Date): s
       return [`${state} until ${periodEnd}, then renews.`];
     }
     case 'past_due': {
-      const failed = `The last payment for your ${plan} subscription failed on ${when(subscription.paymentFailedAt)}.`;
+      const failedAt = subscription.paymentFailedAt;
+      const failed = `The last payment for your ${plan} subscription failed${failedAt === null ? '' : ` on ${when(failedAt)}`}.`;
       const ends = when(graceEnd(subscription, policy, now));
       if (tier !== FREE_TIER)
         return [

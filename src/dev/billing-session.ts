@@ -1,6 +1,6 @@
 // Development only: who is signed in on the `/billing` pages. A person pastes a development token
 // once; it is kept in a cookie that only these pages receive (Path=/billing, HttpOnly,
-// SameSite=Strict, gone when the browser closes) and verified on every use exactly as the API
+// SameSite=Strict, until the token expires) and verified on every use exactly as the API
 // verifies a bearer token, so checkout, portal and a new checkout follow in the browser alone.
 // A token the verifier refuses is forgotten, and the page says why in words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -39,8 +39,13 @@ export function presentedSubject(request: FastifyRequest): string {
   }
 }
 
+/** Kept no longer than the token is good. Cookies ignore ports: every server on this host name gets it on /billing. */
 export function remember(reply: FastifyReply, token: string): void {
-  reply.header('set-cookie', `${COOKIE}=${token}; Path=/billing; HttpOnly; SameSite=Strict`);
+  const lifetime = Math.max(1, Number(decodeJwt(token).exp ?? 0) - Math.floor(Date.now() / 1000));
+  reply.header(
+    'set-cookie',
+    `${COOKIE}=${token}; Path=/billing; HttpOnly; SameSite=Strict; Max-Age=${lifetime}`,
+  );
 }
 
 export function forget(reply: FastifyReply): void {

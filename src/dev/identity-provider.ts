@@ -1,7 +1,8 @@
 // The embedded development identity provider: an ES256 key generated once and kept under
 // DATA_DIR, a JWKS, and a token minter. The service verifies its tokens with the same
 // jwt-verifier as any real issuer; only the key source is local.
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDataDir } from '../adapters/data-dir.ts';
 import {
@@ -65,7 +66,11 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKe
     mode: 0o600,
   });
   try {
-    await link(aside, file);
+    await link(aside, file).catch(async (error: NodeJS.ErrnoException) => {
+      // A filesystem without hard links: an exclusive create, which another reader may see half-written.
+      if (error.code !== 'EEXIST') await copyFile(aside, file, constants.COPYFILE_EXCL);
+      else throw error;
+    });
     return key;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -2,16 +2,17 @@
 // headersTimeout) with a periodic check that server.close() stops. A client that sent part of its
 // headers or part of a body, then nothing, would then hold the shutdown until the bound kills the
 // process (exit 1). So once closing starts, the same check runs here: a connection still receiving
-// its request past the deadline is answered 408 and closed, as Node would have done; one whose
-// request has fully arrived is left to finish; one idle between requests is closed.
+// its request past the deadline (counted from when that request began arriving) is answered 408
+// and closed, as Node would have done; one whose request has fully arrived is left to finish; one
+// idle between requests is closed.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { answerClientError } from './client-errors.ts';
 
 interface Connection {
-  /** When its current request began arriving (its connection, or the end of its previous answer). */
-  since: number;
+  /** When its current request began arriving; null while idle between requests. */
+  since: number | null;
   /** The request being received or answered; null between requests. */
   request: IncomingMessage | null;
   /** Bytes read when it went idle: more since means a request has begun arriving. */
@@ -35,9 +36,10 @@ export function keepRequestDeadlineWhileClosing(
     const connection = connections.get(request.socket);
     if (connection === undefined) return; // app.inject's requests have no real connection
     connection.request = request;
+    connection.since ??= Date.now(); // a kept-alive connection's next request begins now
     response.once('finish', () =>
       Object.assign(connection, {
-        since: Date.now(),
+        since: null,
         request: null,
         readWhenIdle: request.socket.bytesRead,
       }),
@@ -46,11 +48,14 @@ export function keepRequestDeadlineWhileClosing(
 
   const expire = () => {
     const now = Date.now();
-    for (const [socket, { since, request, readWhenIdle }] of connections) {
-      if (request?.complete || now - since < requestTimeoutMs) continue; // arrived: its answer is on its way
-      if (request === null && socket.bytesRead === readWhenIdle)
-        socket.destroy(); // idle between requests
-      else answerClientError(timedOut(), socket);
+    for (const [socket, connection] of connections) {
+      const { since, request, readWhenIdle } = connection;
+      if (request?.complete) continue; // arrived: its answer is on its way
+      if (since === null) {
+        if (socket.bytesRead === readWhenIdle)
+          socket.destroy(); // idle between requests
+        else connection.since = now; // its next request has begun arriving: its deadline runs from here
+      } else if (now - since >= requestTimeoutMs) answerClientError(timedOut(), socket);
     }
   };
   app.addHook('preClose', (done) => {

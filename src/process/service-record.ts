@@ -5,7 +5,7 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDataDir } from '../adapters/data-dir.ts';
-import { isRunning, thisProcess } from '../adapters/process-identity.ts';
+import { isRunning, sameProcess, thisProcess } from '../adapters/process-identity.ts';
 
 export interface ServiceRecord {
   pid: number;
@@ -32,20 +32,21 @@ export async function recordService(
   await writeFile(aside, `${JSON.stringify({ ...self, ...record })}\n`, { mode: 0o600 });
   await rename(aside, recordFile(dataDir));
   return async () => {
-    if ((await runningService(dataDir))?.pid === self.pid)
+    if (sameProcess(await readRecord(dataDir), self))
       await rm(recordFile(dataDir), { force: true });
   };
 }
 
-/** The record of the service running on `dataDir`, or null when none runs (no record, or its process is gone). */
-export async function runningService(dataDir: string): Promise<ServiceRecord | null> {
+const optionalText = (value: unknown) => value === null || typeof value === 'string';
+
+/** The record as written, or null when there is none or it is not one we write. */
+async function readRecord(dataDir: string): Promise<ServiceRecord | null> {
   let record: ServiceRecord;
   try {
     record = JSON.parse(await readFile(recordFile(dataDir), 'utf8')) as ServiceRecord;
   } catch {
-    return null; // none, or not one we wrote: as if no service ran
+    return null;
   }
-  const optionalText = (value: unknown) => value === null || typeof value === 'string';
   const wellFormed =
     Number.isInteger(record.pid) &&
     record.pid > 0 &&
@@ -53,5 +54,15 @@ export async function runningService(dataDir: string): Promise<ServiceRecord | n
     typeof record.url === 'string' &&
     optionalText(record.issuer) &&
     optionalText(record.simulatorUrl);
-  return wellFormed && isRunning(record) ? record : null;
+  return wellFormed ? record : null;
+}
+
+/**
+ * The record of the service running on `dataDir`, or null when none runs (no record, or its
+ * process is gone). Where this machine tells when a process started, a record must say it too.
+ */
+export async function runningService(dataDir: string): Promise<ServiceRecord | null> {
+  const record = await readRecord(dataDir);
+  if (record === null || (record.started === null && thisProcess().started !== null)) return null;
+  return isRunning(record) ? record : null;
 }

@@ -6,6 +6,8 @@ import { bearer } from './app.ts';
 import { runCli } from './cli.ts';
 import { freshDataDir } from './data-dir.ts';
 import { freePort } from '../../support/free-port.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 export async function embeddedDataDir(): Promise<string> {
   return freshDataDir('billing-embedded');
@@ -59,4 +61,21 @@ export function runServiceToExit(env: Record<string, string>): Promise<Exited> {
       },
     );
   });
+}
+
+/**
+ * Stops the embedded PostgreSQL a killed service left running on `dataDir` (a test's teardown,
+ * before it removes the directory): a server whose data was deleted would run on, unseen.
+ */
+export async function stopLeftoverPostgres(dataDir: string): Promise<void> {
+  const pid = Number.parseInt(
+    await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => ''),
+    10,
+  );
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(pid, 'SIGQUIT');
+  } catch {
+    // gone already
+  }
 }

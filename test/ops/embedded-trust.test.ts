@@ -1,19 +1,27 @@
 // The embedded database's trust boundary and restarts after a kill, with real processes:
 // - a container's pid 1 killed with SIGKILL starts again (its owner file names pid 1: its own);
 // - a postmaster.pid naming another process (anyone who can write that file could put a root
-//   process there) is never signalled: start-up goes on and that process lives;
+//   process there) is never signalled: start-up goes on and that process lives; one dressed as
+//   this cluster's server is signalled as the server's user only, so a root one lives; a real
+//   leftover server started through a symlink to the same DATA_DIR is recognised and stopped;
 // - the server asks every connection for a password, so being its OS user is not enough, and
 //   that user cannot read the password; a cluster made with trust authentication is switched.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { freshDataDir } from '../helpers/data-dir.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { cliToken, embeddedEnv, profile } from '../helpers/embedded-service.ts';
+import {
+  cliToken,
+  embeddedEnv,
+  profile,
+  runServiceToExit,
+  stopLeftoverPostgres,
+} from '../helpers/embedded-service.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 
 const asRoot = process.getuid?.() === 0;
@@ -55,7 +63,10 @@ describe(
       return dir;
     };
     after(async () => {
-      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+      for (const dir of dirs) {
+        await stopLeftoverPostgres(dir);
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     test(
@@ -85,17 +96,12 @@ describe(
       },
     );
 
-    test('a postmaster.pid naming another process (one that ignores SIGINT and SIGQUIT) is not signalled: start-up goes on, it lives', async () => {
+    test('a postmaster.pid naming another process is not signalled: start-up goes on, and that process lives', async () => {
       const env = await embeddedEnv(fresh());
       await (await startServiceProcess(env)).stop();
-      const victim = spawn(
-        process.execPath,
-        [
-          '-e',
-          "process.on('SIGINT', () => {}); process.on('SIGQUIT', () => {}); setInterval(() => {}, 1000)",
-        ],
-        { stdio: 'ignore' },
-      );
+      const victim = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+        stdio: 'ignore',
+      }); // SIGINT would end it
       try {
         const lockFile = join(env.DATA_DIR!, 'postgres', 'postmaster.pid');
         await writeFile(lockFile, `${victim.pid}\n${join(env.DATA_DIR!, 'postgres')}\n`);
@@ -108,6 +114,65 @@ describe(
         );
       } finally {
         victim.kill('SIGKILL');
+      }
+    });
+
+    test(
+      "a root process dressed as this cluster's server is signalled as the server's user only: it lives, start-up says why",
+      { skip: !asRoot && 'needs root' },
+      async () => {
+        const env = await embeddedEnv(fresh());
+        await (await startServiceProcess(env)).stop();
+        const cluster = join(env.DATA_DIR!, 'postgres');
+        // argv: postgres -e <wait> -- -D <cluster>, as the real server's command line reads
+        const victim = spawn(
+          'bash',
+          [
+            '-c',
+            `exec -a postgres ${process.execPath} -e 'setInterval(() => {}, 1000)' -- -D ${cluster}`,
+          ],
+          { stdio: 'ignore' },
+        );
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await writeFile(join(cluster, 'postmaster.pid'), `${victim.pid}\n${cluster}\n`);
+          const started = await runServiceToExit(env);
+          assert.equal(started.code, 1);
+          assert.match(
+            started.stderr,
+            new RegExp(`\\(process ${victim.pid}\\) could not be signalled as postgres`),
+          );
+          assert.equal(victim.exitCode ?? victim.signalCode, null, 'the root process still runs');
+        } finally {
+          victim.kill('SIGKILL');
+        }
+      },
+    );
+
+    test("a leftover server started through another path to the same DATA_DIR (a symlink) is this cluster's: stopped, and the data kept", async () => {
+      const real = fresh();
+      const alias = fresh();
+      await mkdir(real, { recursive: true, mode: 0o700 });
+      await symlink(real, alias);
+      const env = await embeddedEnv(alias);
+      const first = await startServiceProcess(env);
+      const token = await cliToken(env, 'alias-ada');
+      const before = await profile(first.url, token);
+      const leftover = Number.parseInt(
+        await readFile(join(real, 'postgres', 'postmaster.pid'), 'utf8'),
+        10,
+      );
+      first.child.kill('SIGKILL'); // its server runs on, started with -D <alias>/postgres
+      await once(first.child, 'exit');
+      const second = await startServiceProcess({ ...env, DATA_DIR: real });
+      try {
+        assert.throws(
+          () => process.kill(leftover, 0),
+          'the leftover server was stopped, not left beside the new one',
+        );
+        assert.deepEqual(await profile(second.url, token), before);
+      } finally {
+        await second.stop();
       }
     });
 

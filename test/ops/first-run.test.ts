@@ -11,7 +11,13 @@ import { after, describe, test } from 'node:test';
 import { runCli } from '../helpers/cli.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { cliToken, embeddedEnv, profile, runServiceToExit } from '../helpers/embedded-service.ts';
+import {
+  cliToken,
+  embeddedEnv,
+  profile,
+  runServiceToExit,
+  stopLeftoverPostgres,
+} from '../helpers/embedded-service.ts';
 import { freePort } from '../../support/free-port.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 
@@ -26,7 +32,10 @@ describe(
       return dir;
     };
     after(async () => {
-      for (const dir of made) await rm(dir, { recursive: true, force: true });
+      for (const dir of made) {
+        await stopLeftoverPostgres(dir);
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     test('the first token and the first operator command, before any start, make DATA_DIR; the service then started accepts that token', async () => {

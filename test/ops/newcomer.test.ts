@@ -15,11 +15,29 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { onPostgres } from '../helpers/database.ts';
+import { stopLeftoverPostgres } from '../helpers/embedded-service.ts';
 import { freePort } from '../../support/free-port.ts';
 
 const run = promisify(execFile);
-// Only what any shell has: the newcomer exported nothing.
-const BARE_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir() };
+// Only what any shell has: the newcomer exported nothing but how this machine reaches the registry.
+const NETWORK = [
+  'npm_config_registry',
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+  'https_proxy',
+  'http_proxy',
+  'no_proxy',
+];
+const BARE_ENV = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? tmpdir(),
+  ...Object.fromEntries(
+    NETWORK.flatMap((name) =>
+      process.env[name] === undefined ? [] : [[name, process.env[name]!]],
+    ),
+  ),
+};
 const SHUTDOWN_BOUND_MS = 15_000;
 
 const listening = (port: number) =>
@@ -66,6 +84,7 @@ describe(
     });
     after(async () => {
       if (npmStart?.exitCode === null) process.kill(-npmStart.pid!, 'SIGKILL');
+      await stopLeftoverPostgres(join(clone, '.data'));
       await rm(parent, { recursive: true, force: true });
     });
 

@@ -83,11 +83,13 @@ async function stall(url: string, parts: (string | number)[]): Promise<Stalled> 
 
 const midHeaders = (url: string) => stall(url, [WEBHOOK_HEAD(new URL(url).host).slice(0, 40)]);
 const midBody = (url: string) => stall(url, [`${WEBHOOK_HEAD(new URL(url).host)}{"id":`]);
-// A first request answered, then the second stalls on the same (kept-alive) connection.
+// A first request answered, the connection kept alive and idle for longer than the deadline,
+// then a second request that stalls: its deadline runs from when it began, not from the first.
+const KEPT_IDLE_MS = REQUEST_TIMEOUT_MS + 500;
 const secondOnKeepAlive = (url: string) =>
   stall(url, [
     `GET /healthz HTTP/1.1\r\nHost: ${new URL(url).host}\r\n\r\n`,
-    300,
+    KEPT_IDLE_MS,
     `${WEBHOOK_HEAD(new URL(url).host)}{"id":`,
   ]);
 
@@ -118,12 +120,14 @@ describe('a client that stops sending mid-body', () => {
 
 for (const [label, databaseUrl] of DATABASES) {
   describe(`SIGTERM with stalled clients (${label})`, () => {
-    test('each stalled request gets its 408 by its deadline, and the process exits 0 within the bound', async (context) => {
+    test('each stalled request gets its 408 at its deadline, not before, and the process exits 0 within the bound', async (context) => {
       const service = await start(context, databaseUrl);
+      const keptAlive = secondOnKeepAlive(service.url);
+      await new Promise((resolve) => setTimeout(resolve, KEPT_IDLE_MS - 100)); // all three stall together
       const stalls = {
         'mid-headers': await midHeaders(service.url),
         'mid-body': await midBody(service.url),
-        'second on a keep-alive connection': await secondOnKeepAlive(service.url),
+        'second on a keep-alive connection': await keptAlive,
       };
       context.after(() => Object.values(stalls).forEach((stalled) => stalled.socket.destroy()));
       const exited = once(service.child, 'exit');
@@ -133,6 +137,10 @@ for (const [label, databaseUrl] of DATABASES) {
       for (const [name, stalled] of Object.entries(stalls)) {
         const closedAt = await stalled.closed;
         assertTimedOut(stalled, name);
+        assert.ok(
+          closedAt - stalled.sentAt >= REQUEST_TIMEOUT_MS - 100,
+          `${name}: closed ${closedAt - stalled.sentAt} ms after it began, before its deadline`,
+        );
         assert.ok(
           closedAt - stalled.sentAt <= REQUEST_TIMEOUT_MS + LATE_BY_AT_MOST_MS,
           `${name}: closed ${closedAt - stalled.sentAt} ms after it began, the deadline is ${REQUEST_TIMEOUT_MS} ms`,

@@ -7,8 +7,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 function hostname(host: string | undefined): string {
   if (host === undefined) return '';
-  const bracketed = /^\[([^\]]+)\]/.exec(host);
-  return (bracketed ? bracketed[1]! : host.replace(/:\d*$/, '')).toLowerCase();
+  if (host.startsWith('[')) return /^\[([^\]]+)\](?::\d*)?$/.exec(host)?.[1]?.toLowerCase() ?? '';
+  return host.replace(/:\d*$/, '').toLowerCase();
 }
 
 export function onlyNamesOfThisMachine(allowedHosts: readonly string[]) {

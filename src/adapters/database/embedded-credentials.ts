@@ -4,7 +4,8 @@
 // can reach the socket but not that file. A cluster made by an earlier version (trust
 // authentication) is given the password and switched to SCRAM on its next start.
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chown, lstat, readFile, rename, writeFile } from 'node:fs/promises';
+import { setTimeout } from 'node:timers/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 
@@ -37,25 +38,58 @@ export async function embeddedPostgresUrl(dataDir: string): Promise<string> {
   return `postgres://postgres:${encodeURIComponent(await readPassword(dataDir))}@localhost/postgres?host=${socket}`;
 }
 
-/** A cluster made with trust authentication: set the password, then ask for it from now on. */
+/** Whether the server still lets a connection in without a password. */
+async function trusts(url: string): Promise<boolean> {
+  const withoutPassword = new URL(url);
+  withoutPassword.password = '';
+  const client = new pg.Client({ connectionString: withoutPassword.href });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * A cluster made with trust authentication: set the password, then ask for it from now on. The
+ * rules are written beside and renamed into place (never half a file, never through a link the
+ * server's user planted), and the switch is awaited, since a reload is asynchronous.
+ */
 export async function requirePassword(
   cluster: string,
   url: string,
   password: string,
 ): Promise<void> {
   const hba = join(cluster, 'pg_hba.conf');
+  const found = await lstat(hba);
+  if (!found.isFile())
+    throw new Error(
+      `${hba} is not a plain file: the embedded PostgreSQL's rules cannot be trusted`,
+    );
   const rules = await readFile(hba, 'utf8');
   if (!/^\s*(local|host)\s.*\strust\s*$/m.test(rules)) return;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(`ALTER ROLE postgres PASSWORD ${client.escapeLiteral(password)}`);
+    const aside = `${hba}.new`;
     await writeFile(
-      hba,
+      aside,
       rules.replace(/^(\s*(?:local|host)\s.*\s)trust(\s*)$/gm, '$1scram-sha-256$2'),
+      { mode: 0o600 },
     );
+    await chown(aside, found.uid, found.gid);
+    await rename(aside, hba);
     await client.query('SELECT pg_reload_conf()');
   } finally {
     await client.end();
+  }
+  for (let waited = 0; await trusts(url); waited += 100) {
+    if (waited >= 10_000)
+      throw new Error('the embedded PostgreSQL did not start asking for its password within 10 s');
+    await setTimeout(100);
   }
 }

@@ -2,14 +2,15 @@
 // whose cluster lives in DATA_DIR/postgres, started by the process that owns DATA_DIR and stopped
 // when it closes. It listens on a Unix socket only (DATA_DIR/postgres-socket, mode 0700: no port
 // to collide with) and asks every connection for a password (embedded-credentials.ts), so operator
-// commands run as the service's user reach the running service's data through the same socket. Its memory is its own processes', not the service's; its writes are
-// durable as PostgreSQL's are. A server left running by an owner that was killed is stopped
-// before a new one starts.
+// commands run as the service's user reach the running service's data through the same socket.
+// Its memory is its own processes', not the service's; its writes are durable as PostgreSQL's
+// are. A server left running by an owner that was killed is stopped before a new one starts.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { embeddedPostgresUrl, ownPassword, requirePassword } from './embedded-credentials.ts';
 import { stopLeftoverServer } from './leftover-server.ts';
@@ -23,8 +24,6 @@ export interface EmbeddedPostgres {
 
 const SOCKET_PATH_MAX = 103; // macOS's limit on a Unix socket's path (Linux allows 107)
 const SETTINGS = ['listen_addresses=', 'max_connections=60', 'shared_buffers=32MB'];
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function run(command: string, args: string[], user: RunAs | null): Promise<void> {
   const child = spawn(command, args, {
@@ -58,7 +57,7 @@ async function letServerReach(dataDir: string, user: RunAs): Promise<void> {
 async function waitUntilReady(url: string, exited: Promise<unknown>, log: string): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await wait(100)) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await setTimeout(100)) {
     if (gone)
       throw new Error(
         `the embedded PostgreSQL stopped during start-up: ${(await readFile(log, 'utf8')).trim().split('\n').at(-1)}`,
@@ -97,24 +96,27 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     // initdb runs as the server's user: it reads the password from a copy only that user can read, removed after.
     const passwordCopy = join(dataDir, 'postgres-password.initdb'); // beside, not inside: initdb wants an empty directory
     await writeFile(passwordCopy, password, { mode: 0o600 });
-    if (user) await chown(passwordCopy, user.uid, user.gid);
-    await run(
-      binaries.initdb,
-      [
-        '-D',
-        fresh,
-        '-U',
-        'postgres',
-        '--auth=scram-sha-256',
-        `--pwfile=${passwordCopy}`,
-        '-E',
-        'UTF8',
-        '--locale=C',
-        '--no-instructions',
-      ],
-      user,
-    );
-    await rm(passwordCopy);
+    try {
+      if (user) await chown(passwordCopy, user.uid, user.gid);
+      await run(
+        binaries.initdb,
+        [
+          '-D',
+          fresh,
+          '-U',
+          'postgres',
+          '--auth=scram-sha-256',
+          `--pwfile=${passwordCopy}`,
+          '-E',
+          'UTF8',
+          '--locale=C',
+          '--no-instructions',
+        ],
+        user,
+      );
+    } finally {
+      await rm(passwordCopy, { force: true });
+    }
     await rename(fresh, cluster);
   }
   await serverDirectory(socketDir, user);

@@ -7,9 +7,10 @@
 // inspect, stops start-up with one line saying what to do. A file naming a process that is not
 // this cluster's server is stale (its pid was reused) and is removed.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import { isRunning } from '../process-identity.ts';
 import type { RunAs } from './postgres-binaries.ts';
 
@@ -29,27 +30,41 @@ function commandLine(pid: number): string[] | null {
   }
 }
 
+const realPath = (path: string): string | null => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+};
+
+/** A postgres whose `-D` is this cluster, by whatever path it was started (a symlink, say). */
 function servesCluster(args: string[], cluster: string): boolean {
   const data = args.indexOf('-D');
-  return basename(args[0] ?? '') === 'postgres' && data !== -1 && args[data + 1] === cluster;
+  if (basename(args[0] ?? '') !== 'postgres' || data === -1) return false;
+  const started = realPath(args[data + 1] ?? '');
+  return started !== null && started === realPath(cluster);
 }
 
 /** Sends `signal` as `user` (or as this process's own user), so only that user's processes can be hit. */
 function signalAs(pid: number, signal: NodeJS.Signals, user: RunAs | null): void {
   if (user === null) return void process.kill(pid, signal);
-  spawnSync(process.execPath, ['-e', `try { process.kill(${pid}, '${signal}') } catch {}`], {
-    uid: user.uid,
-    gid: user.gid,
-    stdio: 'ignore',
-  });
+  const as = { uid: user.uid, gid: user.gid, encoding: 'utf8' as const };
+  let sent = spawnSync(process.execPath, ['-e', `process.kill(${pid}, '${signal}')`], as);
+  if (sent.error) sent = spawnSync('kill', ['-s', signal.slice(3), String(pid)], as); // this node is out of that user's reach
+  if (sent.status !== 0 && isRunning({ pid, started: null })) {
+    const why =
+      sent.error?.message ?? (sent.stderr.trim().split('\n').at(-1) || `exit ${sent.status}`);
+    throw new Error(
+      `the PostgreSQL server left on this DATA_DIR (process ${pid}) could not be signalled as ${user.name}: ${why}`,
+    );
+  }
 }
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function stopped(pid: number, withinMs: number): Promise<boolean> {
   for (let waited = 0; waited < withinMs; waited += 100) {
     if (!isRunning({ pid, started: null })) return true;
-    await wait(100);
+    await setTimeout(100);
   }
   return false;
 }
