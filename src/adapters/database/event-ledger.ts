@@ -5,6 +5,7 @@
 import type { WebhookEventRecord } from '../../domain/model.ts';
 import type { EventLedger } from '../../domain/ports/event-ledger.ts';
 import type { Database, SqlClient, Statement } from './sql-client.ts';
+import { deleteInBatches } from './batch-delete.ts';
 import { RedeliveryShare } from './redelivery-share.ts';
 import { bindRepositories } from './store.ts';
 
@@ -76,6 +77,10 @@ export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(d
         f.error,
       ]);
     },
+    forgetEvents: (createdBefore, signal) =>
+      deleteInBatches(db, 'webhook_events', 'event_created < $1', [createdBefore], signal),
+    forgetFailures: (before, signal) =>
+      deleteInBatches(db, 'webhook_failures', 'failed_at < $1', [before], signal),
   };
 }
 
