@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { pendingMigrations } from './adapters/database/migrate.ts';
 import { createEventLedger } from './adapters/database/event-ledger.ts';
 import { createJobLeases } from './adapters/database/job-leases.ts';
+import { createRateLimitCounts } from './adapters/database/rate-limit-counts.ts';
 import {
   openDatabase,
   openMigratedDatabase,
@@ -145,12 +146,13 @@ async function composeOn(
   const policy = tierPolicy(config);
   const metrics = createPrometheusMetrics(() => db.poolStats());
   const ledger = createEventLedger(db);
+  const limitCounts = createRateLimitCounts(db);
   const jobs = scheduledJobs({
     store,
     payments,
     ledger,
     leases: createJobLeases(db),
-    limits: null,
+    limits: limitCounts,
     metrics,
     log: logger,
     holder: instanceName(),
@@ -183,6 +185,7 @@ async function composeOn(
     http: {
       corsOrigins: config.corsOrigins,
       checkoutRateLimit: config.checkoutRateLimit,
+      limitCounter: limitCounts,
       requestTimeoutMs: config.requestTimeoutMs,
       // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
       metrics: {

@@ -1,6 +1,6 @@
 // Retention: the service deletes, in batches, the records of events created longer ago than
 // WEBHOOK_EVENT_RETENTION_DAYS (35), the failure records older than
-// WEBHOOK_FAILURE_RETENTION_DAYS (30), and keeps the rest.
+// WEBHOOK_FAILURE_RETENTION_DAYS (30) and the per-user limits' expired windows, and keeps the rest.
 // An event older than the retention delivered anyway is processed again, and the ordering guard
 // keeps the newer state it finds.
 import assert from 'node:assert/strict';
@@ -35,7 +35,10 @@ describe(`retention (${databaseLabel})`, () => {
         ('evt_kept_today', 'invoice.paid', false, 'processed', now());
       INSERT INTO webhook_failures (event_id, type, error, failed_at) VALUES
         ('evt_a', 'invoice.paid', 'Error: x', now() - interval '31 days'),
-        ('evt_b', 'invoice.paid', 'Error: x', now() - interval '29 days');`);
+        ('evt_b', 'invoice.paid', 'Error: x', now() - interval '29 days');
+      INSERT INTO rate_limit_counts (key, hits, window_end) VALUES
+        ('checkout:gone', 3, now() - interval '1 second'),
+        ('checkout:running', 3, now() + interval '30 seconds');`);
     await t.composition.jobs.retention.look();
     assert.deepEqual(
       (await db.query<{ id: string }>('SELECT id FROM webhook_events ORDER BY id')).map(
@@ -44,11 +47,15 @@ describe(`retention (${databaseLabel})`, () => {
       ['evt_kept_34_days', 'evt_kept_today'],
     );
     assert.equal(await count('webhook_failures'), 1);
+    assert.deepEqual(
+      (await db.query<{ key: string }>('SELECT key FROM rate_limit_counts')).map((r) => r.key),
+      ['checkout:running'],
+    );
     const [lease] = await db.query<{ result: unknown }>(
       "SELECT result FROM job_leases WHERE job = 'retention'",
     );
     const result = typeof lease!.result === 'string' ? JSON.parse(lease!.result) : lease!.result;
-    assert.deepEqual(result, { events: 2500, failures: 1, limits: 0 });
+    assert.deepEqual(result, { events: 2500, failures: 1, limits: 1 });
     // Not due again for an hour, on this instance or any other.
     await db.exec(`INSERT INTO webhook_events (id, type, livemode, outcome, event_created)
       VALUES ('evt_old_again', 'invoice.paid', false, 'processed', now() - interval '40 days')`);
