@@ -257,3 +257,35 @@ describe(`reconcile with a throttling provider (${databaseLabel})`, () => {
     assert.equal(await tierOf(t, 'rec-throttled'), 'pro');
   });
 });
+
+describe(`the scheduled reconciliation in one service (${databaseLabel})`, () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ BILLING_RECONCILE_INTERVAL: '1h' });
+  });
+  after(() => t.close());
+
+  const metrics = async () =>
+    (await t.composition.services.metrics.registry.metrics())
+      .split('\n')
+      .filter((line) => /^(reconcile_|scheduled_job_)/.test(line));
+
+  test('a look runs it when due, and not again within the interval; the metrics say so', async () => {
+    await payWhileUnreachable(t, 'rec-scheduled');
+    assert.equal(await tierOf(t, 'rec-scheduled'), 'free');
+    const job = t.composition.jobs.reconcile!;
+    await job.look();
+    assert.equal(await tierOf(t, 'rec-scheduled'), 'pro');
+    const after = await metrics();
+    assert.ok(after.includes('reconcile_last_run_repairs 1'), after.join('\n'));
+    assert.ok(after.includes('reconcile_repairs_total 1'), after.join('\n'));
+    const completed = after.find((l) =>
+      l.startsWith('scheduled_job_last_completed_timestamp_seconds{job="reconcile"}'),
+    );
+    assert.ok(Math.abs(Number(completed?.split(' ')[1]) - Date.now() / 1000) < 60, completed);
+    await payWhileUnreachable(t, 'rec-scheduled-later');
+    await job.look();
+    assert.equal(await tierOf(t, 'rec-scheduled-later'), 'free', 'not due again for an hour');
+    assert.ok((await metrics()).includes('reconcile_repairs_total 1'));
+  });
+});
