@@ -1,10 +1,12 @@
-// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
 // Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
 // payment simulator, the baseline and the service (production settings: node dist/server.mjs),
 // runs S1-S5 and S2b (a backlog of late events) against both one after the other, the replay
-// command over undelivered events, then S1 with WEB_CONCURRENCY=2, on PGlite and on the embedded
-// default (no DATABASE_URL: the embedded PostgreSQL under DATA_DIR), prints the table and the
-// targets, writes the JSON, and stops everything it started, whatever happens. See docs/benchmarks.md.
+// command over undelivered events, the reconcile command over 10,000 subscriptions, the ledger's
+// size over a million events with retention, then S1 with WEB_CONCURRENCY=2, on PGlite and on the
+// embedded default (no DATABASE_URL: the embedded PostgreSQL under DATA_DIR), prints the table and
+// the targets, writes the JSON, and stops everything it started, whatever happens. See
+// docs/benchmarks.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +41,8 @@ import {
 } from './lib/scenarios.ts';
 import { s2bBacklog } from './lib/backlog.ts';
 import { STEADY_GENERATOR } from './lib/load.ts';
+import { ledgerSize } from './lib/ledger-size.ts';
+import { reconcileSubscriptions } from './lib/reconcile.ts';
 import { replayUndelivered } from './lib/replay.ts';
 import {
   PRICES,
@@ -62,7 +66,9 @@ const strict = args.includes('--strict');
 const only = new Set(
   (
     args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ??
-    (smoke ? 'S1,S2,S3,S2b,S4,S5,replay' : 'S1,S2,S3,S2b,S4,S5,replay,cluster,pglite,embedded')
+    (smoke
+      ? 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger'
+      : 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,cluster,pglite,embedded')
   ).split(','),
 );
 
@@ -80,6 +86,8 @@ const settings: Settings = smoke
       s5Rate: 100,
       backlogSubscriptions: 20,
       replayEvents: 100,
+      reconcileSubscriptions: 200,
+      ledgerMillions: 0.02,
     }
   : // S5: 500 users at 200 requests/s (with warm-up, about 5 checkouts per user): the per-user checkout
     // rate limit (20 a minute) is never what S5 measures.
@@ -96,6 +104,8 @@ const settings: Settings = smoke
       s5Rate: 200,
       backlogSubscriptions: 1000,
       replayEvents: 10_000,
+      reconcileSubscriptions: 10_000,
+      ledgerMillions: 1,
     };
 
 const durationArg = args.find((a) => a.startsWith('--duration='));
@@ -235,6 +245,31 @@ async function run(): Promise<void> {
       scenario: `replay ${settings.replayEvents} undelivered events (payments:replay)`,
       server: REPLAY_SERVER,
       m: await replayUndelivered(ctx, stack),
+    });
+  }
+  if (only.has('reconcile')) {
+    progress(`reconcile: ${settings.reconcileSubscriptions} subscriptions at the provider, twice`);
+    const { adoption, drift } = await reconcileSubscriptions(ctx, stack);
+    const n = settings.reconcileSubscriptions;
+    rows.push(
+      {
+        scenario: `reconcile ${n} subscriptions, all new to the service`,
+        server: REPLAY_SERVER,
+        m: adoption,
+      },
+      {
+        scenario: `reconcile ${n} subscriptions, a tenth drifted`,
+        server: REPLAY_SERVER,
+        m: drift,
+      },
+    );
+  }
+  if (only.has('ledger')) {
+    progress(`ledger: ${settings.ledgerMillions * 1_000_000} event records, then retention`);
+    rows.push({
+      scenario: `ledger ${settings.ledgerMillions * 1_000_000} events over 70 days, retention 35 days`,
+      server: 'PostgreSQL',
+      m: await ledgerSize(ctx.databaseUrl, settings.ledgerMillions),
     });
   }
   if (only.has('cluster') && !smoke && s1 !== undefined) {

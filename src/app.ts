@@ -18,6 +18,7 @@ import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { AccessLog } from './http/access-log.ts';
+import { sharedLimitStore, type HitCounter } from './http/per-user-limit.ts';
 import { keepRequestDeadlineWhileClosing } from './http/request-deadline.ts';
 import { echoRequestId, requestId } from './http/request-id.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
@@ -48,6 +49,8 @@ export interface HttpSettings {
   /** Origins allowed to call the API from a browser; empty turns CORS off. */
   corsOrigins: string[];
   checkoutRateLimit: number;
+  /** Where the per-user limits are counted: the shared database, so every instance counts alike. */
+  limitCounter: HitCounter;
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs: number;
   /** /metrics on this port, and who may read it there; see config.ts. */
@@ -103,7 +106,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   if (services.http.corsOrigins.length > 0)
     await app.register(cors, { origin: services.http.corsOrigins });
   // Limits are declared per route (checkout, portal); nothing is limited by default.
-  await app.register(rateLimit, { global: false });
+  await app.register(rateLimit, {
+    global: false,
+    store: sharedLimitStore(services.http.limitCounter),
+  });
 
   await app.register(healthRoutes(services.checkReady));
   if (services.http.metrics.onApiPort)

@@ -1,12 +1,16 @@
 // The composition root: the only place that chooses implementations (embedded PostgreSQL, PostgreSQL
 // or PGlite in memory, development issuer or real OIDC, simulator or Stripe) and wires them into the
 // services. What an operator command needs is composed in operator-composition.ts.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Services } from './app.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations } from './adapters/database/migrate.ts';
 import { createEventLedger } from './adapters/database/event-ledger.ts';
+import { createJobLeases } from './adapters/database/job-leases.ts';
+import { createRateLimitCounts } from './adapters/database/rate-limit-counts.ts';
 import {
   openDatabase,
   openMigratedDatabase,
@@ -30,6 +34,7 @@ import { CheckoutService } from './domain/billing/checkout-service.ts';
 import { PortalService } from './domain/billing/portal-service.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
+import { scheduledJobs, type ScheduledJobs } from './domain/schedule/jobs.ts';
 import { UserService } from './domain/users/user-service.ts';
 import { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { createLogger } from './logger.ts';
@@ -45,6 +50,8 @@ export interface Composition {
   devIssuer: string | null;
   /** Tells the embedded simulator where this service listens, for webhook deliveries. */
   setServiceUrl(url: string): void;
+  /** The background jobs (reconciliation, retention): started once the service listens. */
+  jobs: ScheduledJobs;
   close(): Promise<void>;
 }
 
@@ -80,6 +87,10 @@ async function composeIdentity(config: Config, logger: Logger): Promise<Identity
   });
   return { verifier, devIssuer: issuer, devRoutes: [devIdentityProviderRoutes(issuer, key)] };
 }
+
+/** This process's name in the background jobs' leases: where it runs, its pid, and a nonce. */
+export const instanceName = (): string =>
+  `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
 export function tierPolicy(config: Config): TierPolicy {
   const tierByPrice = new Map([...config.prices].map(([tier, price]) => [price, tier]));
@@ -134,6 +145,20 @@ async function composeOn(
   const payments = createStripePayments(stripe, logger);
   const policy = tierPolicy(config);
   const metrics = createPrometheusMetrics(() => db.poolStats());
+  const ledger = createEventLedger(db);
+  const limitCounts = createRateLimitCounts(db);
+  const jobs = scheduledJobs({
+    store,
+    payments,
+    ledger,
+    leases: createJobLeases(db),
+    limits: limitCounts,
+    metrics,
+    log: logger,
+    holder: instanceName(),
+    reconcileEveryMs: config.reconcileEveryMs,
+    retentionDays: config.retentionDays,
+  });
   const services: Services = {
     store,
     // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
@@ -143,7 +168,7 @@ async function composeOn(
     checkout: new CheckoutService(store, payments, config, metrics),
     portal: new PortalService(store, payments, config),
     webhooks: new WebhookService({
-      ledger: createEventLedger(db),
+      ledger,
       store,
       verifier: createStripeWebhookVerifier(config.webhookSecrets),
       payments,
@@ -160,6 +185,7 @@ async function composeOn(
     http: {
       corsOrigins: config.corsOrigins,
       checkoutRateLimit: config.checkoutRateLimit,
+      limitCounter: limitCounts,
       requestTimeoutMs: config.requestTimeoutMs,
       // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
       metrics: {
@@ -189,7 +215,9 @@ async function composeOn(
     simulatorUrl: simulator?.url ?? null,
     devIssuer: identity.devIssuer,
     setServiceUrl: (url) => simulator?.setServiceUrl(url),
+    jobs,
     async close() {
+      await jobs.stop();
       await simulator?.close();
       await simulatorDb?.close();
       await db.close();

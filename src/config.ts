@@ -61,6 +61,10 @@ export interface Config {
   metrics: MetricsConfig;
   /** Host names, besides IP addresses and localhost, that development pages answer to. */
   localNames: string[];
+  /** How often the service reconciles with the payment provider (one instance at a time); null: never. */
+  reconcileEveryMs: number | null;
+  /** Days an event's record, and a failure's, are kept. */
+  retentionDays: { events: number; failures: number };
 }
 
 export class ConfigError extends Error {
@@ -302,6 +306,27 @@ function metrics(env: Env, apiHost: string, production: boolean): MetricsConfig 
   return { port, host, token, apiPort, off };
 }
 
+const DURATION_UNITS_MS: Record<string, number> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** A duration such as `30m`, `6h` or `1d` (s, m, h, d), in milliseconds; null when unset. */
+function duration(env: Env, name: string, { minMs, maxMs }: { minMs: number; maxMs: number }) {
+  const raw = text(env, name);
+  if (raw === undefined) return null;
+  const match = /^(\d+)\s*([smhd])$/.exec(raw);
+  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2]!]! : NaN;
+  if (!(ms >= minMs && ms <= maxMs))
+    throw new ConfigError(
+      name,
+      `must be a duration from ${minMs / 1000}s to ${maxMs / 86_400_000}d such as 6h or 1d (units s, m, h, d), got ${quoted(raw)}`,
+    );
+  return ms;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevel(env: Env): string {
@@ -370,5 +395,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }),
     metrics: metrics(env, host, production),
     localNames: localNames(appUrl, host),
+    reconcileEveryMs: duration(env, 'BILLING_RECONCILE_INTERVAL', {
+      minMs: 10_000,
+      maxMs: 30 * 86_400_000,
+    }),
+    retentionDays: {
+      // Stripe can resend an event for 30 days after it was created: its record must outlive that,
+      // so a resend is still answered as a duplicate.
+      events: integer(env, 'WEBHOOK_EVENT_RETENTION_DAYS', { fallback: 35, min: 31, max: 3650 }),
+      failures: integer(env, 'WEBHOOK_FAILURE_RETENTION_DAYS', { fallback: 30, min: 1, max: 3650 }),
+    },
   });
 }

@@ -2,8 +2,10 @@
 // simulator or identity provider), on the running service's data. With the embedded database the
 // command reaches the server of the service that owns DATA_DIR (or serves it itself while none
 // runs); without PAYMENTS_API_KEY it reaches the simulator inside the running service over HTTP.
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createEventLedger } from './adapters/database/event-ledger.ts';
+import { createJobLeases } from './adapters/database/job-leases.ts';
 import { openMigratedDatabase, reachDatabase } from './adapters/database/open.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createStore } from './adapters/database/store.ts';
@@ -12,6 +14,7 @@ import { createStripeClient } from './adapters/payments/stripe-client.ts';
 import { createStripeWebhookVerifier } from './adapters/payments/stripe-events.ts';
 import { createStripePayments } from './adapters/payments/stripe-payments.ts';
 import type { Config } from './config.ts';
+import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
 import type { Store } from './domain/ports/store.ts';
 import { WebhookService } from './domain/webhooks/webhook-service.ts';
@@ -23,6 +26,8 @@ import { createLogger } from './logger.ts';
 export interface OperatorComposition {
   db: Database;
   store: Store;
+  /** The background jobs' leases, shared with the running services (one reconciliation at a time). */
+  leases: JobLeases;
   logger: Logger;
   /** The payment provider: Stripe, or the simulator inside the running service (refused when none runs). */
   payments(): Promise<PaymentsProvider>;
@@ -57,6 +62,9 @@ async function operatorPayments(config: Config, logger: Logger): Promise<Payment
   return createStripePayments(createStripeClient(config.payments.apiKey, url), logger);
 }
 
+/** An operator command's name in the background jobs' leases: `cli` and where it runs. */
+export const operatorName = (): string => `cli/${hostname()}/${process.pid}`;
+
 /**
  * For an operator command, on the running service's data: the embedded database of the service
  * that owns DATA_DIR while one runs (else this process serves it for the command's length), and the
@@ -74,6 +82,7 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
   return {
     db,
     store,
+    leases: createJobLeases(db),
     logger,
     payments,
     async webhooks() {

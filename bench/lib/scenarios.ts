@@ -28,6 +28,10 @@ export interface Settings {
   backlogSubscriptions: number;
   /** The replay: undelivered events at the provider, five per subscription. */
   replayEvents: number;
+  /** The reconciliation: subscriptions at the provider. */
+  reconcileSubscriptions: number;
+  /** The ledger's size: millions of event records. */
+  ledgerMillions: number;
 }
 
 export interface Round extends Measured, Usage {

@@ -4,7 +4,9 @@
 // (1: the command failed, 2: the command line was wrong).
 import { parseArgs } from 'node:util';
 import { UsageError, type Command, type CommandInput, type CommandIo } from './command.ts';
+import { linkCustomerCommand } from './commands/link-customer.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { reconcileCommand } from './commands/reconcile.ts';
 import { replayEventsCommand } from './commands/replay-events.ts';
 import { setPlanCommand } from './commands/set-plan.ts';
 import { syncUserCommand } from './commands/sync-user.ts';
@@ -16,6 +18,8 @@ const COMMANDS: readonly Command[] = [
   tokenCommand,
   setPlanCommand,
   syncUserCommand,
+  reconcileCommand,
+  linkCustomerCommand,
   replayEventsCommand,
 ];
 

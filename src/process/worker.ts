@@ -56,6 +56,7 @@ export async function runWorker(
 
   const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
   composition.setServiceUrl(address);
+  composition.jobs.start();
   const { metrics, database } = config;
   if (metrics.port !== null) {
     const where = {

@@ -57,7 +57,7 @@ describe(
       await rm(dataDir, { recursive: true, force: true });
     });
 
-    test('token, migrate, set-plan, sync-user and replay-events all work on the running service', async () => {
+    test('token, migrate, set-plan, sync-user, reconcile and replay-events all work on the running service', async () => {
       await profile(service.url, tokens['cli-ada']!);
       const migrate = await runCli(['migrate'], env);
       assert.equal(migrate.code, 0, migrate.stderr);
@@ -79,6 +79,13 @@ describe(
       assert.match(sync.stdout, /^tier after: pro$/m);
       assert.equal((await profile(service.url, tokens['cli-bo']!)).tier, 'pro');
 
+      const reconcile = await runCli(['reconcile'], env);
+      assert.equal(reconcile.code, 0, reconcile.stderr);
+      assert.match(
+        reconcile.stdout,
+        /^reconciled \d+ subscription\(s\): \d+ repaired, \d+ unchanged, 0 not linked to any user$/m,
+      );
+
       const replay = await runCli(['replay-events'], env);
       assert.equal(replay.code, 0, replay.stderr);
       assert.match(
@@ -99,7 +106,7 @@ describe(
       const setPlan = await runCli(['set-plan', 'cli-ada', 'pro'], env);
       assert.equal(setPlan.code, 0, setPlan.stderr);
       assert.match(setPlan.stdout, /plan team -> pro/);
-      for (const args of [['sync-user', 'cli-bo'], ['replay-events']]) {
+      for (const args of [['sync-user', 'cli-bo'], ['reconcile'], ['replay-events']]) {
         const run = await runCli(args, env);
         assert.equal(run.code, 1);
         const errors = run.stderr.split('\n').filter((line) => line.startsWith('error:'));

@@ -72,7 +72,23 @@ describe('configuration', () => {
     assert.deepEqual(config.allowedOrigins, ['http://127.0.0.1:8000']);
     assert.equal(config.webConcurrency, 1);
     assert.equal(config.graceDays, 7);
+    assert.equal(config.reconcileEveryMs, null);
+    assert.deepEqual(config.retentionDays, { events: 35, failures: 30 });
     assert.ok(Object.isFrozen(config));
+  });
+
+  test('the reconciliation interval takes s, m, h or d; the retention ages are days', () => {
+    const every = (value: string) =>
+      loadConfig({ BILLING_RECONCILE_INTERVAL: value }).reconcileEveryMs;
+    assert.deepEqual(
+      ['10s', '30m', '6h', '1d', '30d'].map(every),
+      [10_000, 1_800_000, 21_600_000, 86_400_000, 2_592_000_000],
+    );
+    const config = loadConfig({
+      WEBHOOK_EVENT_RETENTION_DAYS: '31',
+      WEBHOOK_FAILURE_RETENTION_DAYS: '1',
+    });
+    assert.deepEqual(config.retentionDays, { events: 31, failures: 1 });
   });
 
   test('DATA_DIR defaults to ./.data, and memory:// is PGlite in memory', () => {
@@ -176,6 +192,14 @@ describe('configuration', () => {
     ['METRICS_PORT', { METRICS_PORT: 'nine' }],
     ['METRICS_HOST', { METRICS_HOST: '0.0.0.0' }],
     ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }],
+    ['BILLING_RECONCILE_INTERVAL', { BILLING_RECONCILE_INTERVAL: '6' }],
+    ['BILLING_RECONCILE_INTERVAL', { BILLING_RECONCILE_INTERVAL: '5s' }],
+    ['BILLING_RECONCILE_INTERVAL', { BILLING_RECONCILE_INTERVAL: '1w' }],
+    ['BILLING_RECONCILE_INTERVAL', { BILLING_RECONCILE_INTERVAL: '31d' }],
+    // A resend within Stripe's 30 days must still find the record: a duplicate, not a new event.
+    ['WEBHOOK_EVENT_RETENTION_DAYS', { WEBHOOK_EVENT_RETENTION_DAYS: '30' }],
+    ['WEBHOOK_EVENT_RETENTION_DAYS', { WEBHOOK_EVENT_RETENTION_DAYS: 'forever' }],
+    ['WEBHOOK_FAILURE_RETENTION_DAYS', { WEBHOOK_FAILURE_RETENTION_DAYS: '0' }],
   ];
   for (const [variable, env] of refusals) {
     test(`${variable} is refused: ${JSON.stringify(env)}`, () => assertRefused(env, variable));

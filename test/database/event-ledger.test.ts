@@ -1,8 +1,10 @@
 // The event ledger on a real database: `apply` runs once per event however many deliveries race,
 // in normal traffic (straight into the transaction) and during a redelivery burst (a read first),
-// and a failing `apply` leaves neither its effects nor a record.
+// and a failing `apply` leaves neither its effects nor a record. A redelivery of an event this
+// process saw committed costs no statement at all; one committed by another instance, a read.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CommittedIds } from '../../src/adapters/database/committed-ids.ts';
 import { createEventLedger, defaultIsRecorded } from '../../src/adapters/database/event-ledger.ts';
 import { openMigratedDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
@@ -13,6 +15,8 @@ describe(`event ledger (${databaseLabel})`, () => {
   let database: TestDatabase;
   let db: Database;
   let ledger: EventLedger;
+  /** Another instance's ledger on the same database: its own process, its own memory. */
+  let elsewhere: EventLedger;
   // Reads that come before any transaction, counted around the real one.
   let readsFirst = 0;
   before(async () => {
@@ -27,6 +31,7 @@ describe(`event ledger (${databaseLabel})`, () => {
       readsFirst++;
       return isRecorded(id);
     });
+    elsewhere = createEventLedger(db);
   });
   after(async () => {
     await db.close();
@@ -60,8 +65,11 @@ describe(`event ledger (${databaseLabel})`, () => {
   });
 
   test('a redelivery burst reads first; new events racing with their redeliveries still apply once', async () => {
-    assert.deepEqual(await race('evt_replayed', 1), ['processed']);
-    for (let i = 0; i < 40; i++) assert.deepEqual(await race('evt_replayed', 1), ['duplicate']);
+    // Events another instance processed: this one has not seen their records committed.
+    for (let i = 0; i < 40; i++)
+      assert.ok(await elsewhere.recordOnce(record(`evt_replayed_${i}`), async () => {}));
+    for (let i = 0; i < 40; i++)
+      assert.deepEqual(await race(`evt_replayed_${i}`, 1), ['duplicate']);
     assert.ok(readsFirst >= 20, `the burst switched to reading first (${readsFirst} reads)`);
     for (let round = 0; round < 30; round++) {
       const id = `evt_racing_${round}`;
@@ -73,6 +81,32 @@ describe(`event ledger (${databaseLabel})`, () => {
       assert.equal(applied, 1, id);
     }
     assert.ok(readsFirst >= 20 + 30 * 4, `still reading first (${readsFirst} reads)`);
+  });
+
+  test('a redelivery of an event this process saw committed costs no statement; a forgotten one, a read', async () => {
+    let statements = 0;
+    const counted: Database = {
+      ...db,
+      query: (sql, params) => {
+        statements++;
+        return db.query(sql, params);
+      },
+      transaction: (work, last) => {
+        statements++;
+        return db.transaction(work, last);
+      },
+    };
+    const here = createEventLedger(counted, defaultIsRecorded(counted), new CommittedIds(8));
+    for (let i = 0; i < 10; i++)
+      assert.ok(await here.recordOnce(record(`evt_cached_${i}`), async () => {}));
+    statements = 0;
+    for (let round = 0; round < 50; round++)
+      assert.equal(await here.recordOnce(record('evt_cached_9'), async () => assert.fail()), false);
+    assert.ok(await here.isRecorded('evt_cached_8'));
+    assert.equal(statements, 0, 'answered from memory');
+    // Bounded: the oldest ids are forgotten, and their redeliveries look in the database again.
+    assert.equal(await here.recordOnce(record('evt_cached_0'), async () => assert.fail()), false);
+    assert.ok(statements > 0);
   });
 
   test('a failing apply rolls back its effects and records nothing; the next delivery applies', async () => {

@@ -1,8 +1,9 @@
 // A small HTTP front on 127.0.0.1 that passes requests on to a real server (the payment
 // simulator, an identity provider) and misbehaves on demand for chosen routes: it answers 500
 // without passing the request on, passes it on and then answers 500 (the answer is lost), passes it
-// on and never answers (a hang), or answers itself once a gate opens (a slow provider, a 429). It
-// can also set the provider's clock apart from ours (the Date header of what it passes back).
+// on and never answers (a hang), passes it on late (a slow provider), or answers itself once a gate
+// opens (a slow provider, a 429). It can also set the provider's clock apart from ours (the Date
+// header of what it passes back).
 // Every request is recorded with its Idempotency-Key and the id of the object the server answered with.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,8 @@ export type Fault =
   | { kind: 'hang-after' }
   /** Never answer, and do not pass the request on. */
   | { kind: 'hang' }
+  /** Pass the request on after `ms` (a slow provider), and its answer back. */
+  | { kind: 'delay'; ms: number }
   /** Answer this, once `gate` resolves; the server never sees the request. */
   | {
       kind: 'reply';
@@ -149,6 +152,7 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
         JSON.stringify(fault.body),
       );
     }
+    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     const forwarded = await forward(request, body);
     seen.objectId = forwarded.status < 300 ? objectIdOf(forwarded.text) : null;
     if (fault?.kind === 'fail-after')

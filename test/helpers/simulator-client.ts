@@ -11,3 +11,42 @@ export function simulatorClient(t: TestApp): Stripe {
     protocol: 'http',
   });
 }
+
+const controlHeaders = (t: TestApp) => ({
+  authorization: `Bearer ${t.config.payments.apiKey}`,
+  'content-type': 'application/x-www-form-urlencoded',
+});
+
+/**
+ * A change at the simulator whose events are lost (POST /_sim/drift/...): `subscriptions` with
+ * `price` and `customer` or `email` makes one elsewhere; `subscriptions/<id>/<action>` changes one.
+ */
+export async function drift(
+  t: TestApp,
+  path: string,
+  form: Record<string, string> = {},
+): Promise<{ customer: Stripe.Customer; subscription: Stripe.Subscription }> {
+  const response = await fetch(`${t.composition.simulatorUrl}/_sim/drift/${path}`, {
+    method: 'POST',
+    headers: controlHeaders(t),
+    body: new URLSearchParams(form).toString(),
+  });
+  if (response.status !== 200)
+    throw new Error(`drift ${path} answered ${response.status}: ${await response.text()}`);
+  return response.json() as never;
+}
+
+/** The provider calls the simulator served since the last reset, by method and route. */
+export async function providerCalls(t: TestApp): Promise<Record<string, number>> {
+  const response = await fetch(`${t.composition.simulatorUrl}/_sim/calls`, {
+    headers: controlHeaders(t),
+  });
+  return ((await response.json()) as { calls: Record<string, number> }).calls;
+}
+
+export async function resetProviderCalls(t: TestApp): Promise<void> {
+  await fetch(`${t.composition.simulatorUrl}/_sim/calls`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${t.config.payments.apiKey}` },
+  });
+}

@@ -18,6 +18,11 @@ export interface SimContext {
   webhookUrl: () => string | null;
   /** What a person's click did, for the page the click lands on (pages/notice-board.ts). */
   notices: NoticeBoard;
+  /**
+   * Changes made through this context emit no event at all, not even an undelivered one: a change
+   * "made in the dashboard" whose event was lost (drift.ts), which only a reconciliation repairs.
+   */
+  eventsLost?: boolean;
 }
 
 export interface Unit {
@@ -43,6 +48,7 @@ export async function mutate<T>(
     return work({
       docs: new Documents(tx),
       emit: async (type, object, previous) => {
+        if (ctx.eventsLost) return;
         events.push(
           await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs),
         );

@@ -1,12 +1,14 @@
 // The simulator's own Fastify instance: form bodies only (as Stripe), Stripe's error shape and
 // Request-Id header, the API under /v1 (API key, Idempotency-Key) and the lifecycle controls under
-// /_sim (API key), and the pages a person uses (checkout, billing portal, dashboard) without a key.
-// The API calls served are counted (call-counter.ts).
+// /_sim (API key; /_sim/drift for changes whose events are lost), and the pages a person uses
+// (checkout, billing portal, dashboard) without a key. The API calls served are counted
+// (call-counter.ts).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { billingPortalRoutes } from './api/billing-portal.ts';
 import { catalogRoutes } from './api/catalog.ts';
 import { checkoutSessionRoutes } from './api/checkout-sessions.ts';
 import { controlRoutes } from './api/controls.ts';
+import { driftControlRoutes } from './api/drift-controls.ts';
 import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
@@ -21,6 +23,7 @@ import { newId } from './ids.ts';
 import { registerIdempotency } from './idempotency.ts';
 import { checkoutPageRoutes } from './pages/checkout-page.ts';
 import { dashboardRoutes } from './pages/dashboard.ts';
+import { driftPanelRoutes } from './pages/drift-panel.ts';
 import { portalPageRoutes } from './pages/portal-page.ts';
 
 export async function buildSimulatorServer(
@@ -75,11 +78,13 @@ export async function buildSimulatorServer(
     async (controls) => {
       controls.addHook('onRequest', checkKey);
       await controls.register(controlRoutes(ctx, calls));
+      await controls.register(driftControlRoutes(ctx));
     },
     { prefix: '/_sim' },
   );
   await app.register(checkoutPageRoutes(ctx));
   await app.register(dashboardRoutes(ctx));
+  await app.register(driftPanelRoutes(ctx));
   await app.register(portalPageRoutes(ctx));
   app.get('/favicon.ico', async (_request, reply) => reply.status(204).send());
   return app;

@@ -1,10 +1,13 @@
 // EventLedger on the database. Exactly-once rests on a per-event advisory lock taken by the
 // transaction's first statement and on the record's primary key; every trick for speed (the lock
 // and the look in one statement, the record sent with COMMIT, a read first during redelivery
-// bursts) stays in this file and the adapter below it.
+// bursts, the ids of records seen committed remembered in the process) stays in this file and the
+// adapter below it.
 import type { WebhookEventRecord } from '../../domain/model.ts';
 import type { EventLedger } from '../../domain/ports/event-ledger.ts';
 import type { Database, SqlClient, Statement } from './sql-client.ts';
+import { deleteInBatches } from './batch-delete.ts';
+import { CommittedIds } from './committed-ids.ts';
 import { RedeliveryShare } from './redelivery-share.ts';
 import { bindRepositories } from './store.ts';
 
@@ -40,10 +43,21 @@ function isRecordedAlready(error: unknown): boolean {
   return error === RECORDED_ALREADY || (code === '23505' && constraint === 'webhook_events_pkey');
 }
 
-export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(db)): EventLedger {
+export function createEventLedger(
+  db: Database,
+  readRecorded = defaultIsRecorded(db),
+  committed = new CommittedIds(),
+): EventLedger {
   // A redelivery costs BEGIN with the lock statement, then a ROLLBACK; while most deliveries are
   // redeliveries (a replay, a retry backlog), one read with no transaction answers them instead.
+  // A record this process has seen committed answers with no database work at all.
   const redeliveries = new RedeliveryShare();
+  const isRecorded = async (id: string) => {
+    if (committed.has(id)) return true;
+    const recorded = await readRecorded(id);
+    if (recorded) committed.add(id);
+    return recorded;
+  };
   async function inTransaction(
     record: WebhookEventRecord,
     apply: Parameters<EventLedger['recordOnce']>[1],
@@ -54,15 +68,18 @@ export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(d
         await apply(bindRepositories(tx));
       };
       await db.transaction(work, recordInsert(record));
+      committed.add(record.id);
       return true;
     } catch (error) {
-      if (isRecordedAlready(error)) return false;
-      throw error;
+      if (!isRecordedAlready(error)) throw error;
+      committed.add(record.id);
+      return false;
     }
   }
   return {
     async recordOnce(record, apply) {
       const recorded =
+        !committed.has(record.id) &&
         !(redeliveries.mostlyRedeliveries && (await isRecorded(record.id))) &&
         (await inTransaction(record, apply));
       redeliveries.observe(!recorded);
@@ -76,6 +93,10 @@ export function createEventLedger(db: Database, isRecorded = defaultIsRecorded(d
         f.error,
       ]);
     },
+    forgetEvents: (createdBefore, signal) =>
+      deleteInBatches(db, 'webhook_events', 'event_created < $1', [createdBefore], signal),
+    forgetFailures: (before, signal) =>
+      deleteInBatches(db, 'webhook_failures', 'failed_at < $1', [before], signal),
   };
 }
 

@@ -1,6 +1,7 @@
 // Prometheus metrics (prom-client) on a registry of our own per app, so several apps in one
 // process (the tests) do not collide: HTTP durations by route and status, webhook outcomes and
-// lag, checkout sessions, database pool use, and the default process metrics.
+// lag, checkout sessions, the scheduled jobs (reconciliation, retention), database pool use, and
+// the default process metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../database/sql-client.ts';
 import type { Metrics } from '../../domain/ports/metrics.ts';
@@ -38,6 +39,28 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     labelNames: ['result'],
     registers: [registry],
   });
+  const lastCompleted = new Gauge({
+    name: 'scheduled_job_last_completed_timestamp_seconds',
+    help: 'When the last complete run of a scheduled job (reconcile, retention) ended, on any instance',
+    labelNames: ['job'],
+    registers: [registry],
+  });
+  const lastRepairs = new Gauge({
+    name: 'reconcile_last_run_repairs',
+    help: 'Subscriptions the last complete reconciliation repaired, on any instance',
+    registers: [registry],
+  });
+  const repairs = new Counter({
+    name: 'reconcile_repairs_total',
+    help: 'Subscriptions repaired by reconciliations this process ran',
+    registers: [registry],
+  });
+  const forgotten = new Counter({
+    name: 'retention_deleted_rows_total',
+    help: 'Rows deleted by retention runs of this process, by table',
+    labelNames: ['table'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database connections by state',
@@ -59,5 +82,11 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
       if (lagSeconds !== null) webhookLag.observe(Math.max(0, lagSeconds));
     },
     checkoutSession: (result) => checkoutSessions.inc({ result }),
+    lastCompleteRun(job, completedAt, result) {
+      lastCompleted.set({ job }, completedAt.getTime() / 1000);
+      if (job === 'reconcile' && result.repaired !== undefined) lastRepairs.set(result.repaired);
+    },
+    reconciled: (count) => repairs.inc(count),
+    forgotten: (table, rows) => forgotten.inc({ table }, rows),
   };
 }

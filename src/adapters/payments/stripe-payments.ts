@@ -144,6 +144,31 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
           readAt: providerTime(firstPage),
         };
       }),
+    listSubscriptionsPage: (after) =>
+      call('subscriptions.list', async () => {
+        const page = await stripe.subscriptions.list({
+          status: 'all',
+          limit: 100,
+          ...(after !== null && { starting_after: after }),
+        });
+        return {
+          value: {
+            subscriptions: page.data.map(toProviderSubscription),
+            next: page.has_more && page.data.length > 0 ? page.data.at(-1)!.id : null,
+          },
+          readAt: providerTime(page),
+        };
+      }),
+    customerExists: (customerId) =>
+      call('customers.retrieve', async () => {
+        try {
+          const customer = await stripe.customers.retrieve(customerId);
+          return customer.deleted !== true;
+        } catch (error) {
+          if ((error as Stripe.errors.StripeError).statusCode === 404) return false;
+          throw error;
+        }
+      }),
     undeliveredEvents: () =>
       call('events.list', async () => {
         const events = await stripe.events

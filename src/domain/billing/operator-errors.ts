@@ -16,3 +16,11 @@ export class UnknownPlanError extends Error {
     this.name = 'UnknownPlanError';
   }
 }
+
+/** link-customer refused: either side is linked to someone else, or the provider has no such customer. */
+export class LinkRefusedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'LinkRefusedError';
+  }
+}

@@ -1,15 +1,13 @@
 // Re-reads one user's subscriptions from the payment provider and stores them, for when the stored
 // state went wrong (events lost beyond the provider's retries, a bug since fixed): the provider is
-// the source of truth. The snapshots are saved as a webhook's read saves them, in one transaction,
-// as of the provider's time of the read: an event created before it is older than what it stored,
-// and a state stored meanwhile from an event of that second or later is kept.
-import { DecideAgain } from '../webhooks/delivery-reads.ts';
-import { saveState } from '../webhooks/subscription-sync.ts';
+// the source of truth. The customer's listing is applied as a reconciliation applies its pages
+// (provider-listing.ts): as of the provider's time of the listing, so an event created before it
+// is older than what it stored, and a state stored meanwhile from a newer event is kept.
 import type { WebhookLog } from '../webhooks/context.ts';
-import type { ProviderRead, ProviderSubscription } from '../model.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { UnknownUserError } from './operator-errors.ts';
+import { applyCustomerListing } from './provider-listing.ts';
 import { tierOf, type TierPolicy } from './tier.ts';
 
 export interface SyncUserDeps {
@@ -18,6 +16,7 @@ export interface SyncUserDeps {
   policy: TierPolicy;
   log: WebhookLog;
   now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface SyncUserResult {
@@ -27,35 +26,6 @@ export interface SyncUserResult {
   subscriptions: string[];
   tierBefore: string;
   tierAfter: string;
-}
-
-/** A stored state of the read's very second is a tie the read cannot settle: read again, a second later. */
-const MAX_READS = 3;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Saves what the read says where it is newer than what is stored; false when a tie was left. */
-async function saveNewer(
-  deps: SyncUserDeps,
-  { value: fresh, readAt }: ProviderRead<ProviderSubscription[]>,
-): Promise<boolean> {
-  const save = () =>
-    deps.store.transaction(async (tx) => {
-      let settled = true;
-      for (const subscription of fresh) {
-        const stored = await tx.subscriptions.findForUpdate(subscription.id);
-        if (stored === null || stored.asOf < readAt)
-          await saveState(
-            { tx, log: deps.log },
-            { stored, next: subscription, asOf: readAt, created: readAt },
-          );
-        else settled &&= stored.asOf > readAt;
-      }
-      return settled;
-    });
-  // A delivery may store a first snapshot between our look and our insert: then look again, once.
-  return save().catch((error: unknown) =>
-    error instanceof DecideAgain ? save() : Promise.reject(error),
-  );
 }
 
 export async function syncUser(deps: SyncUserDeps, idpId: string): Promise<SyncUserResult> {
@@ -68,18 +38,12 @@ export async function syncUser(deps: SyncUserDeps, idpId: string): Promise<SyncU
     return { idpId, customerId: null, subscriptions: [], tierBefore, tierAfter: tierBefore };
   }
   const customerId = user.paymentsCustomerId;
-  let fresh: ProviderSubscription[] = [];
-  for (let attempt = 1; attempt <= MAX_READS; attempt++) {
-    const read = await deps.payments.listSubscriptions(customerId);
-    fresh = read.value;
-    if ((await saveNewer(deps, read)) || attempt === MAX_READS) break;
-    await sleep(1000);
-  }
+  const changes = await applyCustomerListing(deps, customerId, { sleep: deps.sleep });
   const after = await deps.store.users.findById(user.id);
   return {
     idpId,
     customerId,
-    subscriptions: fresh.map((s) => `${s.id} (${s.status})`),
+    subscriptions: changes.map(({ subscription: s }) => `${s.id} (${s.status})`),
     tierBefore,
     tierAfter: tierOf(after?.subscription ?? null, deps.policy, clock()),
   };

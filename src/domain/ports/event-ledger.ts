@@ -17,4 +17,12 @@ export interface EventLedger {
   isRecorded(eventId: string): Promise<boolean>;
   /** A failed attempt, kept outside the rolled-back transaction so operators see what keeps failing. */
   recordFailure(failure: { eventId: string; type: string; error: string }): Promise<void>;
+  /**
+   * Deletes the records of events created before `createdBefore`, in small batches, stopping
+   * between batches once `signal` is aborted; resolves to how many went. Such an event, delivered
+   * again, is processed again: the ordering guard keeps it from overwriting newer state.
+   */
+  forgetEvents(createdBefore: Date, signal: AbortSignal): Promise<number>;
+  /** The same for failure records kept before `before`. */
+  forgetFailures(before: Date, signal: AbortSignal): Promise<number>;
 }

@@ -6,4 +6,10 @@ export interface Metrics {
     lagSeconds: number | null,
   ): void;
   checkoutSession(result: 'created' | 'reused'): void;
+  /** The last complete run of a scheduled job, on any instance (from the shared record). */
+  lastCompleteRun(job: string, completedAt: Date, result: Record<string, number>): void;
+  /** Subscriptions that a reconciliation run by this process repaired. */
+  reconciled(repaired: number): void;
+  /** Rows that retention deleted from a table. */
+  forgotten(table: string, rows: number): void;
 }

@@ -9,6 +9,12 @@ import type {
   ProviderSubscription,
 } from '../model.ts';
 
+export interface SubscriptionsPage {
+  subscriptions: ProviderSubscription[];
+  /** Where the next page starts; null when this is the last. */
+  next: string | null;
+}
+
 export interface PaymentsProvider {
   createCustomer(input: { userId: string; email: string }, idempotencyKey: string): Promise<string>;
   createCheckoutSession(
@@ -20,6 +26,13 @@ export interface PaymentsProvider {
   retrieveSubscription(id: string): Promise<ProviderRead<ProviderSubscription | null>>;
   /** Every subscription of the customer, in any status (ended ones included), newest first. */
   listSubscriptions(customerId: string): Promise<ProviderRead<ProviderSubscription[]>>;
+  /**
+   * One page of every subscription of the account, in any status, newest first, with the cursor
+   * of the next page (null after the last): one list call of up to 100 subscriptions.
+   */
+  listSubscriptionsPage(after: string | null): Promise<ProviderRead<SubscriptionsPage>>;
+  /** Whether the provider has this customer (and it is not deleted). */
+  customerExists(customerId: string): Promise<boolean>;
   /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
   undeliveredEvents(): Promise<PaymentEvent[]>;
   /** The address of a hosted billing-portal session where the customer manages their subscriptions. */

@@ -36,6 +36,15 @@ export interface SubscriptionsRepository {
   find(id: string): Promise<SubscriptionState | null>;
   /** The stored state, locked until the transaction ends: two writers of one subscription take turns. */
   findForUpdate(id: string): Promise<SubscriptionState | null>;
+  /** The stored states of these subscriptions (those stored), locked in the order of their ids when `lock`. */
+  findMany(ids: readonly string[], options?: { lock?: boolean }): Promise<SubscriptionState[]>;
+  /**
+   * Records that the provider confirmed these stored states (found for update in the same
+   * transaction) as of `asOf`: their `asOf` moves up to it, and their revision is bumped.
+   */
+  confirm(ids: readonly string[], asOf: number): Promise<void>;
+  /** The users other than `exceptUserId` holding stored subscriptions of the customer. */
+  holdersOf(customerId: string, exceptUserId: string): Promise<string[]>;
   /** Stores a subscription seen for the first time; false when another writer stored it first. */
   insert(state: Omit<SubscriptionState, 'revision'>): Promise<boolean>;
   /** Overwrites a stored state (found for update in the same transaction) and bumps its revision. */

@@ -27,7 +27,7 @@ export class ReadNeeded extends DecideAgain {
 }
 
 /** Same terms: applying the one over the other changes nothing a tier depends on. */
-function sameTerms(read: ProviderSubscription | null, stored: SubscriptionState): boolean {
+export function sameTerms(read: ProviderSubscription | null, stored: SubscriptionState): boolean {
   return (
     read !== null &&
     read.customerId === stored.customerId &&

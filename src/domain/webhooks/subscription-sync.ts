@@ -36,22 +36,22 @@ export async function syncSubscription(
   if (verdict === 'older') return skipped(ctx, id, created);
   const stored = await ctx.tx.subscriptions.findForUpdate(id);
   if (stored !== null && created < stored.asOf) return skipped(ctx, id, created);
-  if (carried !== null && stored !== null && created > stored.asOf)
-    return saveState(ctx, { stored, next: carried, asOf: created, created });
+  if (carried !== null && stored !== null && created > stored.asOf) {
+    await saveState(ctx, { stored, next: carried, asOf: created, created });
+    return;
+  }
   const read = ctx.reads.usable(id, stored);
-  if (read.value !== null)
-    return saveState(ctx, {
-      stored,
-      next: read.value,
-      asOf: Math.max(read.readAt, stored?.asOf ?? 0),
-      created,
-    });
+  if (read.value !== null) {
+    const asOf = Math.max(read.readAt, stored?.asOf ?? 0);
+    await saveState(ctx, { stored, next: read.value, asOf, created });
+    return;
+  }
   if (carried === null)
     return ctx.log.warn({ subscription: id }, 'provider does not know this subscription');
   // The provider does not know it, so cannot settle a same-second tie: a fixed order, so every
   // delivery order ends alike.
   if (stored !== null && !laterInLifecycle(carried, stored)) return;
-  return saveState(ctx, { stored, next: carried, asOf: created, created });
+  await saveState(ctx, { stored, next: carried, asOf: created, created });
 }
 
 const skipped = (ctx: ApplyContext, id: string, created: number) =>
@@ -85,12 +85,13 @@ export interface NewState {
 
 /**
  * Stores `next` as the subscription's state as of `asOf` for its user: the stored one's, else the
- * user its customer is linked to (or its metadata names). Exported for sync-user.
+ * user its customer is linked to (or its metadata names); 'unlinked', storing nothing, when there
+ * is none. Exported for the provider's listings (billing/provider-listing.ts).
  */
 export async function saveState(
   ctx: Pick<ApplyContext, 'tx' | 'log'>,
   { stored, next, asOf, created }: NewState,
-): Promise<void> {
+): Promise<'saved' | 'unlinked'> {
   // A subscription never changes customer: the user is looked up (and linked) for a first snapshot only.
   const user =
     stored !== null && stored.customerId === next.customerId
@@ -102,7 +103,7 @@ export async function saveState(
       { subscription: next.id, customer: next.customerId },
       'subscription for an unknown customer: acknowledged, nothing stored',
     );
-    return;
+    return 'unlinked';
   }
   if (user && user.paymentsCustomerId === null)
     await ctx.tx.users.linkCustomer(user.id, next.customerId);
@@ -110,7 +111,8 @@ export async function saveState(
   const paymentFailedAt =
     next.status === 'past_due' ? (stored?.paymentFailedAt ?? new Date(created * 1000)) : null;
   const state = { ...next, userId, paymentFailedAt, asOf };
-  if (stored !== null) return ctx.tx.subscriptions.update(state);
-  if (!(await ctx.tx.subscriptions.insert(state)))
+  if (stored !== null) await ctx.tx.subscriptions.update(state);
+  else if (!(await ctx.tx.subscriptions.insert(state)))
     throw new DecideAgain(`subscription ${next.id} was stored by another delivery meanwhile`);
+  return 'saved';
 }

@@ -1,7 +1,8 @@
 // GET /: the simulator's dashboard for a person: where webhooks go, subscriptions with buttons for
 // what would otherwise take a month (renew, fail renewal, cancel at period end, cancel now),
 // open checkouts, customers, and recent events with what the service answered to each and a
-// Resend button (same event id, as `stripe events resend`). Notices say what happened in words.
+// Resend button (same event id, as `stripe events resend`); the drift controls (drift-panel.ts)
+// change subscriptions without events. Notices say what happened in words.
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import { eventsReport, SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
@@ -11,6 +12,7 @@ import { AUTOMATIC } from '../events.ts';
 import { itemOf } from '../objects/subscriptions.ts';
 import { ENDED } from '../subscription-lifecycle.ts';
 import { crossSite, dateOf, header, html, money, sendPage, type Html } from './layout.ts';
+import { driftButtonsFor, driftSection } from './drift-panel.ts';
 import { describeChange, describeEvents } from './notices.ts';
 
 const CLICK_WAIT_MS = 5_000;
@@ -87,6 +89,9 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
       const events = await ctx.db.query<EventLine>(
         'SELECT id, type, created::float8 AS created, delivered_at IS NOT NULL AS delivered, attempts, next_attempt_at::float8 AS next_attempt_at, last_response FROM sim_events ORDER BY seq DESC LIMIT 30',
       );
+      const prices = (
+        await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
+      ).data.map((r) => r.data);
       const emailOf = new Map(customers.map((c) => [c.id, c.email ?? c.id]));
       const target = ctx.webhookUrl();
       const notice = ctx.notices.read(request.query.notice);
@@ -101,7 +106,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
           return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
             <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
             <td>${statusOf(s)}</td>
-            <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s)}</td></tr>`;
+            <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s)}${driftButtonsFor(s, prices)}</td></tr>`;
         })}
         ${subscriptions.length === 0 ? html`<tr><td colspan="6" class="muted">None yet: pay a checkout session to create one.</td></tr>` : ''}</table>
         <h2>Open checkout sessions</h2>
@@ -112,6 +117,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         <table><tr><th>Customer</th><th>Email</th><th>Name</th><th>Created</th></tr>
         ${customers.map((c) => html`<tr><td><code>${c.id}</code></td><td>${c.email ?? '—'}</td><td>${c.name ?? '—'}</td><td class="small">${dateOf(c.created)}</td></tr>`)}
         ${customers.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
+        ${driftSection(prices)}
         <h2>Recent events</h2>
         <table><tr><th>Created</th><th>Type</th><th>Event</th><th>Delivery</th><th>The service answered</th><th></th></tr>
         ${events.map((e) => html`<tr data-event="${e.id}"><td class="small">${dateOf(e.created)}</td><td>${e.type}</td><td><code>${e.id}</code></td><td class="small">${deliveryOf(e)}</td><td class="small">${responseOf(e)}</td><td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td></tr>`)}

@@ -13,6 +13,27 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
   return {
     find: (id) => findOne(SELECT_ONE, id),
     findForUpdate: (id) => findOne(`${SELECT_ONE} FOR UPDATE`, id),
+    async findMany(ids, { lock = false } = {}) {
+      const rows = await db.query<SubscriptionRow>(
+        `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = ANY($1) ORDER BY s.id${lock ? ' FOR UPDATE' : ''}`,
+        [[...ids]],
+      );
+      return rows.map((row) => toSubscription(row)!);
+    },
+    async confirm(ids, asOf) {
+      if (ids.length === 0) return;
+      await db.query(
+        'UPDATE subscriptions SET as_of = $2, revision = revision + 1, updated_at = now() WHERE id = ANY($1) AND as_of < $2',
+        [[...ids], asOf],
+      );
+    },
+    async holdersOf(customerId, exceptUserId) {
+      const rows = await db.query<{ user_id: string }>(
+        'SELECT DISTINCT user_id FROM subscriptions WHERE customer_id = $1 AND user_id <> $2',
+        [customerId, exceptUserId],
+      );
+      return rows.map((row) => row.user_id);
+    },
     async insert(s) {
       const inserted = await db.query(
         `INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end, current_period_end,

@@ -1,0 +1,26 @@
+// The per-user limits' counts in the shared database (migrations/008): one statement per hit, an
+// upsert that starts a window or counts in the running one and answers the count and the time
+// left. The database's clock decides, so instances whose clocks differ still share one window.
+import type { Expiring } from '../../domain/ports/expiring.ts';
+import type { HitCounter } from '../../http/per-user-limit.ts';
+import { deleteInBatches } from './batch-delete.ts';
+import type { SqlClient } from './sql-client.ts';
+
+const HIT = `
+  INSERT INTO rate_limit_counts AS c (key, hits, window_end)
+  VALUES ($1, 1, now() + $2::float8 * interval '1 millisecond')
+  ON CONFLICT (key) DO UPDATE SET
+    hits = CASE WHEN c.window_end <= now() THEN 1 ELSE c.hits + 1 END,
+    window_end = CASE WHEN c.window_end <= now() THEN EXCLUDED.window_end ELSE c.window_end END
+  RETURNING hits, ceil(extract(epoch FROM window_end - now()) * 1000)::int AS ms_left`;
+
+export function createRateLimitCounts(db: SqlClient): HitCounter & Expiring {
+  return {
+    async hit(key, windowMs) {
+      const [row] = await db.query<{ hits: number; ms_left: number }>(HIT, [key, windowMs]);
+      return { hits: row!.hits, msLeft: Math.max(0, row!.ms_left) };
+    },
+    forgetExpired: (signal) =>
+      deleteInBatches(db, 'rate_limit_counts', 'window_end < now()', [], signal),
+  };
+}

@@ -1,0 +1,162 @@
+// Subscriptions as the provider lists them, applied through the same ordering as a delivery. A
+// listing answered at `readAt` (the provider's own time of that answer) is written only over a
+// stored state older than that second, and becomes the state as of it: an event created before
+// it, delivered late, is then skipped as older (it cannot undo the repair), and a state stored
+// from a newer event is left alone (a repair never overwrites it). A stored state of that very
+// second is a tie the listing cannot settle: unless both say the same, the customer's
+// subscriptions are listed again a second later. The reconciliation, link-customer and sync-user
+// all apply listings here; each subscription is stored by the webhook path's own saveState.
+import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
+import type { Repositories, Store } from '../ports/store.ts';
+import { patiently, realSleep, type Patience } from '../throttling.ts';
+import { findEventUser, type WebhookLog } from '../webhooks/context.ts';
+import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
+import { saveState } from '../webhooks/subscription-sync.ts';
+
+/**
+ * repaired: stored (or would be) because it was missing or said otherwise; unchanged: what is
+ * stored says the same, or is newer; unlinked: no user to store it for (neither a linked customer
+ * nor our id in its metadata); tied: stored from an event of the listing's very second.
+ */
+export type Verdict = 'repaired' | 'unchanged' | 'unlinked' | 'tied';
+
+export interface Change {
+  subscription: ProviderSubscription;
+  /** What was stored before; null for a subscription new to us. */
+  before: SubscriptionState | null;
+  verdict: Verdict;
+}
+
+export interface ListingDeps {
+  store: Store;
+  log: WebhookLog;
+}
+
+export interface ListingOptions extends Patience {
+  /** Decide and report, write nothing. */
+  dryRun?: boolean;
+}
+
+/** A delivery may store a first snapshot between our look and our insert: then look again. */
+const MAX_ATTEMPTS = 3;
+/** A tie is settled by listing again a second later, at most this often. */
+const MAX_RELISTS = 2;
+
+async function decide(
+  deps: ListingDeps,
+  repos: Repositories,
+  { value: listed, readAt }: ProviderRead<ProviderSubscription[]>,
+  write: boolean,
+): Promise<Change[]> {
+  const ids = listed.map((s) => s.id);
+  const stored = new Map(
+    (await repos.subscriptions.findMany(ids, { lock: write })).map((s) => [s.id, s]),
+  );
+  const confirmed: string[] = [];
+  const changes: Change[] = [];
+  const ctx = { tx: repos, log: deps.log };
+  for (const next of listed) {
+    const before = stored.get(next.id) ?? null;
+    let verdict: Verdict;
+    if (before !== null && before.asOf >= readAt) {
+      verdict = before.asOf > readAt || sameTerms(next, before) ? 'unchanged' : 'tied';
+    } else if (before !== null && sameTerms(next, before)) {
+      // The same terms, now known current as of the listing: a late event older than it is skipped.
+      confirmed.push(next.id);
+      verdict = 'unchanged';
+    } else if (write) {
+      const saved = await saveState(ctx, { stored: before, next, asOf: readAt, created: readAt });
+      verdict = saved === 'saved' ? 'repaired' : 'unlinked';
+    } else {
+      const user = before ?? (await findEventUser(ctx, next.metadataUserId, next.customerId));
+      verdict = user === null ? 'unlinked' : 'repaired';
+    }
+    changes.push({ subscription: next, before, verdict });
+  }
+  if (write) await repos.subscriptions.confirm(confirmed, readAt);
+  return changes;
+}
+
+/**
+ * Applies one listing in one short transaction (its rows locked in the order of their ids), or
+ * only decides with `dryRun`. The provider was read before; nothing here waits on it.
+ */
+export async function applyListing(
+  deps: ListingDeps,
+  read: ProviderRead<ProviderSubscription[]>,
+  { dryRun = false }: ListingOptions = {},
+): Promise<Change[]> {
+  if (dryRun) return decide(deps, deps.store, read, false);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.store.transaction((tx) => decide(deps, tx, read, true));
+    } catch (error) {
+      if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * Settles the ties among `changes` by listing their customers' subscriptions again, a second
+ * later, up to twice; a tie left after that keeps the state stored from the event of that second
+ * (counted unchanged). Returns `changes` with the ties replaced by what settled them.
+ */
+export async function settleTies(
+  deps: ListingDeps & { payments: PaymentsProvider },
+  changes: Change[],
+  options: ListingOptions & { onRelist?: () => void } = {},
+): Promise<Change[]> {
+  const sleep = options.sleep ?? realSleep;
+  const settled = new Map<string, Change>();
+  let tied = changes.filter((c) => c.verdict === 'tied');
+  for (let attempt = 1; tied.length > 0 && attempt <= MAX_RELISTS; attempt++) {
+    await sleep(1000);
+    const customers = new Set(tied.map((c) => c.subscription.customerId));
+    const ids = new Set(tied.map((c) => c.subscription.id));
+    for (const customerId of customers) {
+      options.onRelist?.();
+      const read = await patiently(() => deps.payments.listSubscriptions(customerId), options);
+      for (const change of await applyListing(deps, read, options))
+        if (ids.has(change.subscription.id)) settled.set(change.subscription.id, change);
+    }
+    tied = [...settled.values()].filter((c) => c.verdict === 'tied');
+  }
+  return changes.map((change) => {
+    const last = settled.get(change.subscription.id) ?? change;
+    if (last.verdict !== 'tied') return last;
+    deps.log.warn(
+      { subscription: last.subscription.id },
+      'stored from an event of the same second as every listing: left as stored',
+    );
+    return { ...last, verdict: 'unchanged' };
+  });
+}
+
+/** Lists one customer's subscriptions and applies them, ties settled. */
+export async function applyCustomerListing(
+  deps: ListingDeps & { payments: PaymentsProvider },
+  customerId: string,
+  options: ListingOptions = {},
+): Promise<Change[]> {
+  const read = await patiently(() => deps.payments.listSubscriptions(customerId), options);
+  return settleTies(deps, await applyListing(deps, read, options), options);
+}
+
+export interface Tally {
+  seen: number;
+  repaired: number;
+  unchanged: number;
+  unlinked: number;
+}
+
+export function tally(changes: readonly Change[], into: Tally = emptyTally()): Tally {
+  for (const { verdict } of changes) {
+    into.seen += 1;
+    if (verdict === 'tied') into.unchanged += 1;
+    else into[verdict] += 1;
+  }
+  return into;
+}
+
+export const emptyTally = (): Tally => ({ seen: 0, repaired: 0, unchanged: 0, unlinked: 0 });

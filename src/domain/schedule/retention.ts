@@ -1,0 +1,55 @@
+// Retention: the ledger remembers an event's id only while the provider may still send it again
+// (automatic retries for 3 days, a manual resend within 30): records of events created more than
+// WEBHOOK_EVENT_RETENTION_DAYS ago (35 by default, never fewer than 31) are deleted, as are
+// failure records older than WEBHOOK_FAILURE_RETENTION_DAYS and the per-user limits' expired
+// windows; small batches, so no statement holds its locks for long. An event older than the
+// retention that is delivered anyway is processed again, and the ordering guard (on the
+// provider's clock) keeps it from overwriting newer state.
+import type { EventLedger } from '../ports/event-ledger.ts';
+import type { Expiring } from '../ports/expiring.ts';
+import type { Metrics } from '../ports/metrics.ts';
+
+export interface RetentionDays {
+  events: number;
+  failures: number;
+}
+
+/** Rows deleted, by what they were. */
+export interface Forgotten {
+  events: number;
+  failures: number;
+  limits: number;
+}
+
+export interface RetentionDeps {
+  ledger: EventLedger;
+  /** The per-user limits' windows, when they are kept in the database. */
+  limits: Expiring | null;
+  metrics: Metrics;
+  now?: () => number;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function forgetExpired(
+  deps: RetentionDeps,
+  days: RetentionDays,
+  signal: AbortSignal,
+): Promise<Forgotten> {
+  const now = deps.now?.() ?? Date.now();
+  const forget = async (table: string, work: () => Promise<number>) => {
+    const rows = await work();
+    deps.metrics.forgotten(table, rows);
+    return rows;
+  };
+  const events = await forget('webhook_events', () =>
+    deps.ledger.forgetEvents(new Date(now - days.events * DAY_MS), signal),
+  );
+  const failures = await forget('webhook_failures', () =>
+    deps.ledger.forgetFailures(new Date(now - days.failures * DAY_MS), signal),
+  );
+  const limits = deps.limits
+    ? await forget('rate_limit_counts', () => deps.limits!.forgetExpired(signal))
+    : 0;
+  return { events, failures, limits };
+}
