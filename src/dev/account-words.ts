@@ -71,7 +71,7 @@ export function accountView(user: User, policy: TierPolicy, now = new Date()): A
   return {
     tier,
     status: statusWords(user, policy, tier, now),
-    canCheckout: user.subscription === null || !blocksNewCheckout(user.subscription.status),
+    canCheckout: !blocksNewCheckout(user.subscription, now),
     canManage: user.paymentsCustomerId !== null,
   };
 }

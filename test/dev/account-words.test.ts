@@ -27,7 +27,9 @@ function user(status: SubscriptionStatus | null, overrides: Partial<Subscription
           status,
           priceId: 'price_team',
           cancelAtPeriodEnd: false,
+          cancelAt: null,
           currentPeriodEnd: new Date('2026-07-01T00:00:00Z'),
+          trialEnd: null,
           createdAt: now,
           paymentFailedAt: null,
           asOf: 0,
@@ -41,6 +43,7 @@ function user(status: SubscriptionStatus | null, overrides: Partial<Subscription
     plan: null,
     paymentsCustomerId: status === null ? null : 'cus_1',
     createdAt: now,
+    firstSubscriptionAt: subscription === null ? null : now,
     subscription,
   };
 }
