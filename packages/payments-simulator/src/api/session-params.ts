@@ -1,12 +1,30 @@
 // The parameters of POST /v1/checkout/sessions, checked as Stripe checks them. The simulator
-// sells subscriptions: mode=subscription with one line item naming a recurring price by id.
-// Stripe parameters it does not model (locale, allow_promotion_codes, ...) are accepted and
-// ignored; ones whose effect it cannot honour (trials, inline price_data) are refused by name.
+// sells subscriptions: mode=subscription with one line item naming a recurring price by id, with
+// the offers Stripe's Checkout has: a trial (subscription_data[trial_period_days] or [trial_end],
+// [trial_settings]), payment_method_collection, allow_promotion_codes or one discount, automatic
+// tax with customer_update and tax_id_collection. Stripe parameters it does not model (locale, ...)
+// are accepted and ignored; ones whose effect it cannot honour (inline price_data) are refused.
 import type Stripe from 'stripe';
 import { invalidParam } from '../errors.ts';
 import type { FormObject } from '../form.ts';
-import type { NewSession } from '../objects/checkout.ts';
-import { allowOnly, array, hash, mergeMetadata, metadata, oneOf, text, whole } from '../params.ts';
+import type {
+  CustomerUpdate,
+  NewSession,
+  SessionDiscount,
+  SubscriptionData,
+} from '../objects/checkout.ts';
+import { percentOff } from '../objects/offers.ts';
+import {
+  allowOnly,
+  array,
+  flag,
+  hash,
+  mergeMetadata,
+  metadata,
+  oneOf,
+  text,
+  whole,
+} from '../params.ts';
 import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
 
@@ -76,6 +94,7 @@ const LINE_ITEM_PARAMS = [
 const SUBSCRIPTION_DATA_PARAMS = [
   'application_fee_percent',
   'billing_cycle_anchor',
+  'billing_cycle_anchor_config',
   'billing_mode',
   'default_tax_rates',
   'description',
@@ -143,19 +162,128 @@ async function lineItem(
   return { price, quantity };
 }
 
-function subscriptionData(params: FormObject): NewSession['subscriptionData'] {
+const MISSING_PAYMENT_METHOD = ['cancel', 'create_invoice', 'pause'] as const;
+
+/**
+ * `trial_settings[end_behavior][missing_payment_method]`, as subscriptions (prefix '') and Checkout
+ * (prefix 'subscription_data') take it.
+ */
+export function missingPaymentMethod(
+  data: FormObject,
+  prefix: string,
+): NonNullable<SubscriptionData['missing_payment_method']> | null {
+  const at = (name: string) => (prefix === '' ? name : `${prefix}[${name}]`);
+  const settings = hash(data, 'trial_settings', at('trial_settings'));
+  if (settings === undefined) return null;
+  allowOnly(settings, ['end_behavior'], at('trial_settings'));
+  const end = hash(settings, 'end_behavior', `${at('trial_settings')}[end_behavior]`);
+  if (end === undefined)
+    throw invalidParam(
+      `Missing required param: ${at('trial_settings')}[end_behavior].`,
+      `${at('trial_settings')}[end_behavior]`,
+    );
+  allowOnly(end, ['missing_payment_method'], `${at('trial_settings')}[end_behavior]`);
+  return (
+    oneOf(
+      end,
+      'missing_payment_method',
+      MISSING_PAYMENT_METHOD,
+      `${at('trial_settings')}[end_behavior][missing_payment_method]`,
+    ) ?? null
+  );
+}
+
+/** Days of trial (1 to 730), as subscriptions and Checkout take them. */
+export const trialDays = (data: FormObject, param: string): number | null =>
+  whole(data, 'trial_period_days', { min: 1, max: 730 }, param) ?? null;
+
+function subscriptionData(params: FormObject, now: number): SubscriptionData {
   const data = hash(params, 'subscription_data');
   if (data === undefined) return { metadata: {}, description: null };
   allowOnly(data, SUBSCRIPTION_DATA_PARAMS, 'subscription_data');
-  for (const name of ['trial_end', 'trial_period_days', 'trial_settings']) {
-    if (data[name] !== undefined)
-      throw unsupported(`subscription_data[${name}]`, 'trials are not simulated');
-  }
+  const days = trialDays(data, 'subscription_data[trial_period_days]');
+  const end =
+    whole(
+      data,
+      'trial_end',
+      { min: 0, max: Number.MAX_SAFE_INTEGER },
+      'subscription_data[trial_end]',
+    ) ?? null;
+  if (days !== null && end !== null)
+    throw invalidParam(
+      'You may only specify one of these parameters: subscription_data[trial_end], subscription_data[trial_period_days].',
+      'subscription_data[trial_end]',
+    );
+  if (end !== null && end < now + 48 * 3_600)
+    throw invalidParam(
+      '`subscription_data[trial_end]` must be at least 48 hours in the future.',
+      'subscription_data[trial_end]',
+    );
   return {
     metadata: mergeMetadata({}, metadata(data, 'metadata', 'subscription_data[metadata]')),
     description:
       text(data, 'description', { max: 500, param: 'subscription_data[description]' }) ?? null,
+    trial_period_days: days,
+    trial_end: end,
+    missing_payment_method: missingPaymentMethod(data, 'subscription_data'),
   };
+}
+
+/** `discounts[0][coupon]` or `discounts[0][promotion_code]`: at most one, as on Stripe. */
+export async function discount(
+  docs: Documents,
+  params: FormObject,
+): Promise<SessionDiscount | null> {
+  const list = array(params, 'discounts');
+  if (list === undefined || list.length === 0) return null;
+  if (list.length > 1)
+    throw invalidParam('You may only specify one discount per Checkout Session.', 'discounts[1]');
+  const entry = hash({ entry: list[0]! }, 'entry', 'discounts[0]')!;
+  allowOnly(entry, ['coupon', 'promotion_code'], 'discounts[0]');
+  const coupon = text(entry, 'coupon', { param: 'discounts[0][coupon]' });
+  const code = text(entry, 'promotion_code', { param: 'discounts[0][promotion_code]' });
+  if ((coupon === undefined) === (code === undefined))
+    throw invalidParam(
+      'You must provide exactly one of `coupon` or `promotion_code` in `discounts[0]`.',
+      'discounts[0]',
+    );
+  if (coupon !== undefined) {
+    await docs.require('coupon', coupon, { param: 'discounts[0][coupon]' });
+    return { coupon, promotionCode: null };
+  }
+  const promotion = (
+    await docs.require<Stripe.PromotionCode>('promotion_code', code!, {
+      param: 'discounts[0][promotion_code]',
+    })
+  ).data;
+  if (!promotion.active)
+    throw invalidParam(
+      `The promotion code ${promotion.code} is inactive.`,
+      'discounts[0][promotion_code]',
+    );
+  return { coupon: String(promotion.promotion.coupon), promotionCode: promotion.id };
+}
+
+function customerUpdate(params: FormObject, customer: string | undefined): CustomerUpdate | null {
+  const update = hash(params, 'customer_update');
+  if (update === undefined) return null;
+  if (customer === undefined)
+    throw invalidParam('`customer_update` can only be used with `customer`.', 'customer_update');
+  allowOnly(update, ['address', 'name', 'shipping'], 'customer_update');
+  const choice = (name: keyof CustomerUpdate) =>
+    oneOf(update, name, ['auto', 'never'] as const, `customer_update[${name}]`) ?? 'never';
+  return { address: choice('address'), name: choice('name'), shipping: choice('shipping') };
+}
+
+/** `automatic_tax[enabled]` and `tax_id_collection[enabled]`, each a hash with a flag. */
+function enabled(params: FormObject, name: string, others: string[]): boolean {
+  const value = hash(params, name);
+  if (value === undefined) return false;
+  allowOnly(value, ['enabled', ...others], name);
+  const on = flag(value, 'enabled', `${name}[enabled]`);
+  if (on === undefined)
+    throw invalidParam(`Missing required param: ${name}[enabled].`, `${name}[enabled]`);
+  return on;
 }
 
 export async function readSessionParams(
@@ -178,7 +306,10 @@ export async function readSessionParams(
       'You may only specify one of these parameters: customer, customer_email.',
       'customer_email',
     );
-  if (customer !== undefined) await docs.require('customer', customer, { param: 'customer' });
+  const customerDoc =
+    customer === undefined
+      ? null
+      : (await docs.require<Stripe.Customer>('customer', customer, { param: 'customer' })).data;
 
   const now = nowSeconds();
   const expiresAt = whole(params, 'expires_at', { min: 0, max: Number.MAX_SAFE_INTEGER });
@@ -189,6 +320,37 @@ export async function readSessionParams(
     );
   }
   const { price, quantity } = await lineItem(docs, params);
+  const subscriptionDataParams = subscriptionData(params, now);
+  const paymentMethodCollection =
+    oneOf(params, 'payment_method_collection', ['always', 'if_required'] as const) ?? 'always';
+  const allowPromotionCodes = flag(params, 'allow_promotion_codes') ?? false;
+  const sessionDiscount = await discount(docs, params);
+  if (allowPromotionCodes && sessionDiscount !== null)
+    throw invalidParam(
+      'You may only specify one of these parameters: allow_promotion_codes, discounts.',
+      'allow_promotion_codes',
+    );
+  const update = customerUpdate(params, customer);
+  const automaticTax = enabled(params, 'automatic_tax', ['liability']);
+  const taxIdCollection = enabled(params, 'tax_id_collection', ['required']);
+  const addressKnown = customerDoc?.address != null;
+  // Stripe's own rules: tax needs an address it may read or write, tax ids the customer's name.
+  if (
+    automaticTax &&
+    customerDoc !== null &&
+    !addressKnown &&
+    update?.address !== 'auto' &&
+    update?.shipping !== 'auto'
+  )
+    throw invalidParam(
+      "Automatic tax calculation in Checkout requires a valid address on the Customer. Add a valid address to the Customer or set either `customer_update[address]` to 'auto' or `customer_update[shipping]` to 'auto' to save the address entered in Checkout to the Customer.",
+      'automatic_tax[enabled]',
+    );
+  if (taxIdCollection && customerDoc !== null && update?.name !== 'auto')
+    throw invalidParam(
+      "tax_id_collection requires updating business name on the customer. To enable tax id collection for an existing customer, please set `customer_update[name]` to 'auto'.",
+      'tax_id_collection[enabled]',
+    );
   return {
     customer: customer ?? null,
     customerEmail: customerEmail ?? null,
@@ -198,7 +360,15 @@ export async function readSessionParams(
     successUrl: url(params, 'success_url'),
     cancelUrl: url(params, 'cancel_url'),
     metadata: mergeMetadata({}, metadata(params)),
-    subscriptionData: subscriptionData(params),
+    subscriptionData: subscriptionDataParams,
+    paymentMethodCollection,
+    allowPromotionCodes,
+    discount: sessionDiscount,
+    percentOff: sessionDiscount === null ? 0 : await percentOff(docs, sessionDiscount.coupon),
+    automaticTax,
+    addressKnown,
+    customerUpdate: update,
+    taxIdCollection,
     expiresAt,
   };
 }

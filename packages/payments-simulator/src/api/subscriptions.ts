@@ -1,15 +1,38 @@
-// /v1/subscriptions: retrieve, list (by customer and status; canceled ones only when asked),
-// update (cancel_at_period_end, metadata, description, cancellation_details; emits
-// customer.subscription.updated when something changed) and DELETE, which cancels now
+// /v1/subscriptions: create (subscription-create.ts), retrieve, list (by customer and status;
+// canceled ones only when asked), update (cancel_at, the flexible billing mode's way, or the
+// deprecated cancel_at_period_end; trial_end=now; metadata, description, cancellation_details;
+// emits customer.subscription.updated when something changed) and DELETE, which cancels now
 // (customer.subscription.deleted).
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
 import { Expander } from '../expand.ts';
-import { allowOnly, expansions, flag, hash, mergeMetadata, metadata, text } from '../params.ts';
-import { cancelNow, changeSubscription, withCancelAtPeriodEnd } from '../subscription-changes.ts';
+import type { FormObject } from '../form.ts';
+import { itemOf } from '../objects/subscriptions.ts';
+import {
+  allowOnly,
+  array,
+  expansions,
+  flag,
+  hash,
+  mergeMetadata,
+  metadata,
+  oneOf,
+  text,
+  whole,
+} from '../params.ts';
+import {
+  cancelNow,
+  changeSubscription,
+  withCancelAt,
+  withCancelAtPeriodEnd,
+} from '../subscription-changes.ts';
+import { createSubscription } from '../subscription-create.ts';
+import { endTrial } from '../trial-end.ts';
+import { nowSeconds } from '../time.ts';
 import { listOf, pageOfParams, PAGE_PARAMS, paramsOf, triggerOf } from './request.ts';
+import { discount, missingPaymentMethod, trialDays } from './session-params.ts';
 
 type Subscription = Stripe.Subscription;
 
@@ -58,13 +81,76 @@ const UPDATE_PARAMS = [
   'trial_settings',
 ];
 const SIMULATED_UPDATES = [
+  'cancel_at',
   'cancel_at_period_end',
   'cancellation_details',
   'description',
   'expand',
   'metadata',
   'proration_behavior',
+  'trial_end',
 ];
+const CREATE_PARAMS = [
+  'automatic_tax',
+  'billing_mode',
+  'cancel_at',
+  'cancel_at_period_end',
+  'collection_method',
+  'currency',
+  'customer',
+  'default_payment_method',
+  'description',
+  'discounts',
+  'expand',
+  'invoice_settings',
+  'items',
+  'metadata',
+  'off_session',
+  'payment_behavior',
+  'payment_settings',
+  'proration_behavior',
+  'trial_end',
+  'trial_period_days',
+  'trial_settings',
+];
+const CANCEL_AT_ENUM = ['max_billed_until', 'max_period_end', 'min_period_end'];
+
+/**
+ * `cancel_at`: a future time, one of Stripe's names for the period's end (one item here, so all
+ * three are its end), or '' to clear; undefined when not given. Never with cancel_at_period_end.
+ */
+function cancelAt(params: FormObject, periodEnd: () => number): { at: number | null } | undefined {
+  const raw = params.cancel_at;
+  if (raw === undefined) return undefined;
+  if (params.cancel_at_period_end !== undefined)
+    throw invalidParam(
+      'You may only specify one of these parameters: cancel_at, cancel_at_period_end.',
+      'cancel_at',
+    );
+  if (raw === '') return { at: null };
+  if (typeof raw === 'string' && CANCEL_AT_ENUM.includes(raw)) return { at: periodEnd() };
+  const at = whole(params, 'cancel_at', { min: 0, max: Number.MAX_SAFE_INTEGER });
+  if (at! <= nowSeconds()) throw invalidParam('`cancel_at` must be in the future.', 'cancel_at');
+  return { at: at! };
+}
+
+/** The one item of a new subscription: `items[0][price]`, `items[0][quantity]`. */
+function oneItem(params: FormObject): { price: string; quantity: number } {
+  const items = array(params, 'items');
+  if (items === undefined || items.length === 0)
+    throw invalidParam('Missing required param: items.', 'items');
+  if (items.length > 1)
+    throw invalidParam(
+      'The payments simulator does not support items[1]: a simulated subscription has one price.',
+      'items[1]',
+    );
+  const item = hash({ item: items[0]! }, 'item', 'items[0]')!;
+  allowOnly(item, ['discounts', 'metadata', 'price', 'quantity', 'tax_rates'], 'items[0]');
+  return {
+    price: text(item, 'price', { required: true, param: 'items[0][price]' })!,
+    quantity: whole(item, 'quantity', { min: 1, max: 999_999 }, 'items[0][quantity]') ?? 1,
+  };
+}
 
 function statusFilter(value: string | undefined): string[] | undefined {
   if (value === 'all') return undefined;
@@ -118,16 +204,77 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
       return expander.expand(listOf('/v1/subscriptions', data, page.hasMore), expansions(params));
     });
 
+    app.post('/subscriptions', async (request) => {
+      const params = paramsOf(request);
+      allowOnly(params, CREATE_PARAMS);
+      const collection = oneOf(params, 'collection_method', [
+        'charge_automatically',
+        'send_invoice',
+      ]);
+      if (collection === 'send_invoice')
+        throw invalidParam(
+          'The payments simulator does not support collection_method=send_invoice: it charges automatically.',
+          'collection_method',
+        );
+      const { price, quantity } = oneItem(params);
+      const trialEndRaw = text(params, 'trial_end');
+      const trialEnd =
+        trialEndRaw === undefined || trialEndRaw === 'now'
+          ? null
+          : whole(params, 'trial_end', { min: nowSeconds() + 1, max: nowSeconds() + 730 * 86_400 });
+      const days = trialDays(params, 'trial_period_days');
+      const atPeriodEnd = flag(params, 'cancel_at_period_end') ?? false;
+      const behavior = oneOf(params, 'payment_behavior', [
+        'allow_incomplete',
+        'default_incomplete',
+        'error_if_incomplete',
+        'pending_if_incomplete',
+      ] as const);
+      const tax = hash(params, 'automatic_tax');
+      if (tax !== undefined) allowOnly(tax, ['enabled', 'liability'], 'automatic_tax');
+      const { value } = await createSubscription(
+        ctx,
+        {
+          customer: text(params, 'customer', { required: true })!,
+          price,
+          quantity,
+          metadata: mergeMetadata({}, metadata(params)),
+          description: text(params, 'description', { max: 500 }) ?? null,
+          trialDays: trialEndRaw === 'now' ? null : days,
+          trialEnd: trialEnd ?? null,
+          missingPaymentMethod: missingPaymentMethod(params, ''),
+          incompleteAllowed: behavior === 'default_incomplete',
+          defaultPaymentMethod: text(params, 'default_payment_method') ?? null,
+          automaticTax:
+            tax === undefined ? false : (flag(tax, 'enabled', 'automatic_tax[enabled]') ?? false),
+          discount: await discount(ctx.docs, params),
+          schedule: (subscription) => {
+            const end = cancelAt(params, () => itemOf(subscription).current_period_end);
+            if (end !== undefined) return withCancelAt(subscription, end.at);
+            return atPeriodEnd ? withCancelAtPeriodEnd(subscription, true) : subscription;
+          },
+        },
+        triggerOf(request),
+      );
+      return expander.expand(value.subscription, expansions(params));
+    });
+
     app.post<{ Params: { id: string } }>('/subscriptions/:id', async (request) => {
       const params = paramsOf(request);
       allowOnly(params, UPDATE_PARAMS);
       const other = Object.keys(params).find((name) => !SIMULATED_UPDATES.includes(name));
       if (other !== undefined)
         throw invalidParam(
-          `The payments simulator does not support updating ${other}; it simulates cancel_at_period_end, cancellation_details, description and metadata.`,
+          `The payments simulator does not support updating ${other}; it simulates cancel_at, cancel_at_period_end, cancellation_details, description, metadata and trial_end=now.`,
           other,
         );
       const cancelAtEnd = flag(params, 'cancel_at_period_end');
+      const trialEnd = text(params, 'trial_end');
+      if (trialEnd !== undefined && trialEnd !== 'now')
+        throw invalidParam(
+          'The payments simulator supports trial_end=now only: it ends the trial at once.',
+          'trial_end',
+        );
       const meta = metadata(params);
       const description = text(params, 'description', { max: 500 });
       const details = hash(params, 'cancellation_details');
@@ -154,10 +301,17 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
               feedback,
             } as Subscription['cancellation_details'];
           }
+          const end = cancelAt(params, () => itemOf(before).current_period_end);
+          if (end !== undefined) after = withCancelAt(after, end.at);
           if (cancelAtEnd !== undefined) after = withCancelAtPeriodEnd(after, cancelAtEnd);
           return after;
         },
       );
+      if (trialEnd === 'now')
+        return expander.expand(
+          (await endTrial(ctx, request.params.id, triggerOf(request))).value.subscription,
+          expansions(params),
+        );
       return expander.expand(value.subscription, expansions(params));
     });
 
