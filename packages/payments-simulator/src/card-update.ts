@@ -99,9 +99,23 @@ export async function applyCard(
   return method;
 }
 
-/** The customer's card as the portal shows it: "Visa •••• 4242" (the checkout's card until one is added). */
-export async function cardLabel(ctx: SimContext, customer: Stripe.Customer): Promise<string> {
+/**
+ * The customer's card as the portal shows it: "Visa •••• 4242" (the checkout's card until one is
+ * added), or "No card on file" when none of `subscriptions` has one either (a trial started
+ * without a card).
+ */
+export async function cardLabel(
+  ctx: SimContext,
+  customer: Stripe.Customer,
+  subscriptions?: readonly Stripe.Subscription[],
+): Promise<string> {
   const id = customer.invoice_settings?.default_payment_method;
+  if (
+    id == null &&
+    subscriptions !== undefined &&
+    subscriptions.every((subscription) => subscription.default_payment_method === null)
+  )
+    return 'No card on file';
   const method =
     typeof id === 'string'
       ? (await ctx.docs.get<Stripe.PaymentMethod>('payment_method', id))?.data

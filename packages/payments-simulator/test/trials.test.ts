@@ -228,6 +228,16 @@ describe(`trials (${databaseLabel})`, () => {
     );
   });
 
+  test('the portal of a trial started without a card says there is none, and offers to add one', async () => {
+    const { customer, session } = await trialCheckout('trial-portal');
+    await started(session);
+    const portal = await stack.stripe.billingPortal.sessions.create({ customer: customer.id });
+    const page = await (await fetch(portal.url)).text();
+    assert.match(page, /No card on file/);
+    assert.match(page, /Trial ends /);
+    assert.match(page, /Update card/);
+  });
+
   test('POST /v1/subscriptions: with a trial (metadata kept), without a payment method refused, default_incomplete incomplete', async () => {
     const customer = await stack.stripe.customers.create({ email: 'direct@example.com' });
     const start = stack.receiver.events.length;

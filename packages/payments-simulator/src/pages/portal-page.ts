@@ -86,7 +86,7 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
           subscriptions,
           prices,
           invoices,
-          card: await cardLabel(ctx, customer),
+          card: await cardLabel(ctx, customer, subscriptions),
           notice,
         };
         return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
