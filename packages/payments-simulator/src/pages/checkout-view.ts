@@ -76,9 +76,7 @@ export function renderCheckout(view: CheckoutView): Html {
   const perMonth = money((price.unit_amount ?? 0) * line.quantity, price.currency);
   const headline =
     days === null
-      ? html`<div class="price">
-          ${perMonth}<span class="muted small" style="font-weight:400"> per month</span>
-        </div>`
+      ? html`<div class="price">${perMonth}<span class="muted small" style="font-weight:400"> per month</span></div>`
       : html`<div class="price">${days} days free</div>
           <p class="trial">${days} days free, then ${perMonth} per month</p>`;
   const needsCard =
@@ -101,7 +99,8 @@ export function renderCheckout(view: CheckoutView): Html {
     <section>
       <p class="muted small"><span class="badge test">TEST MODE</span> Payments Simulator</p>
       <p class="muted">Subscribe to ${product?.name ?? price.id}</p>
-      ${headline} ${line.quantity > 1 ? html`<p>Quantity ${line.quantity}</p>` : ''}
+      ${headline}
+      ${line.quantity > 1 ? html`<p>Quantity ${line.quantity} · ${perMonth} per month in total</p>` : ''}
       <p class="muted small">${product?.description ?? ''}</p>
       ${offerLines(view)}
     </section>
@@ -113,11 +112,7 @@ export function renderCheckout(view: CheckoutView): Html {
         ${session.automatic_tax.enabled ? html`<p class="small muted">Billing address: simulated, in the US (taxed at ${SIMULATED_TAX.percent}%).</p>` : ''}
         <button class="primary" type="submit">${button}</button>
       </form>
-      <form
-        method="post"
-        action="/checkout/${session.id}/cancel"
-        style="margin-top:14px;text-align:center"
-      >
+      <form method="post" action="/checkout/${session.id}/cancel" style="margin-top:14px;text-align:center">
         <button class="link" type="submit">Cancel and return</button>
       </form>
       <p class="muted small" style="margin-top:18px">
