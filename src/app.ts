@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import type { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { PortalService } from './domain/billing/portal-service.ts';
+import type { SubscriptionSummaryService } from './domain/billing/subscription-summary.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
@@ -21,6 +22,7 @@ import { AccessLog } from './http/access-log.ts';
 import { sharedLimitStore, type HitCounter } from './http/per-user-limit.ts';
 import { keepRequestDeadlineWhileClosing } from './http/request-deadline.ts';
 import { echoRequestId, requestId } from './http/request-id.ts';
+import { billingSubscriptionRoutes } from './http/routes/billing-subscription.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { portalRoutes } from './http/routes/portal.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -35,6 +37,7 @@ export interface Services {
   users: UserService;
   checkout: CheckoutService;
   portal: PortalService;
+  summaries: SubscriptionSummaryService;
   webhooks: WebhookService;
   payments: PaymentsProvider;
   metrics: PrometheusMetrics;
@@ -123,6 +126,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     portalRoutes(services.portal, services.verifier, services.http.checkoutRateLimit),
     { prefix: '/api/v1' },
   );
+  await app.register(billingSubscriptionRoutes(services.summaries, services.verifier), {
+    prefix: '/api/v1',
+  });
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });
   for (const plugin of services.devRoutes) await app.register(plugin);
   return app;

@@ -32,6 +32,7 @@ import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from './dev/identity-
 import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
 import { CheckoutService } from './domain/billing/checkout-service.ts';
 import { PortalService } from './domain/billing/portal-service.ts';
+import { SubscriptionSummaryService } from './domain/billing/subscription-summary.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import { scheduledJobs, type ScheduledJobs } from './domain/schedule/jobs.ts';
@@ -167,6 +168,7 @@ async function composeOn(
     users: new UserService(store, policy),
     checkout: new CheckoutService(store, payments, config, metrics),
     portal: new PortalService(store, payments, config),
+    summaries: new SubscriptionSummaryService(store, policy, config),
     webhooks: new WebhookService({
       ledger,
       store,

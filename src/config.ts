@@ -1,6 +1,9 @@
 // The one place that reads the environment. Every variable is parsed and checked here,
 // so a bad setting stops start-up with one line naming it, never half-way through a request.
 import { resolve } from 'node:path';
+import type { EntitlementTable } from './domain/billing/entitlements.ts';
+import { EntitlementsFileError, readEntitlementsFile } from './entitlements-file.ts';
+import { projectPath } from './project-root.ts';
 
 /** A database this process connects to as it is. */
 export type ReachableDatabaseConfig =
@@ -52,6 +55,16 @@ export interface Config {
   allowedOrigins: string[];
   webConcurrency: number;
   graceDays: number;
+  /** Tier name -> days of trial its checkout offers (to a user who never had a subscription). */
+  trialDays: ReadonlyMap<string, number>;
+  /** false: a trial needs no card, and one that ends without a payment method cancels. */
+  trialRequiresCard: boolean;
+  allowPromotionCodes: boolean;
+  automaticTax: boolean;
+  /** What each tier may do; a tier missing has no features and no limits. */
+  entitlements: EntitlementTable;
+  /** Where the entitlements were read from; null: none. */
+  entitlementsFile: string | null;
   /** Checkouts one user may start per minute, per instance. */
   checkoutRateLimit: number;
   /** Origins browsers may call the API from; empty: CORS off. */
@@ -84,6 +97,8 @@ export const SIMULATOR_API_KEY = 'sk_test_simulator';
 export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';
 export const SIMULATOR_PRICES = 'pro=price_sim_pro,team=price_sim_team';
 export const DEV_IDP_AUDIENCE = 'billing-service-dev';
+/** The entitlements the embedded defaults use (the simulator and its own prices): an example to copy. */
+export const EXAMPLE_ENTITLEMENTS_FILE = projectPath('config', 'entitlements.example.json');
 
 function text(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -252,6 +267,73 @@ function prices(env: Env, paymentsConfig: PaymentsConfig): Map<string, string> {
   return result;
 }
 
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false')
+    throw new ConfigError(name, `must be true or false, got ${quoted(raw)}`);
+  return raw === 'true';
+}
+
+const TRIAL_DAYS = { min: 1, max: 730 };
+
+/** BILLING_TRIAL_DAYS: `14` (every tier) or `pro=14,team=7`; unset: no trials. */
+function trialDays(env: Env, tiers: ReadonlyMap<string, string>): Map<string, number> {
+  const name = 'BILLING_TRIAL_DAYS';
+  const raw = text(env, name);
+  const result = new Map<string, number>();
+  if (raw === undefined) return result;
+  const days = (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < TRIAL_DAYS.min || Number(value) > TRIAL_DAYS.max)
+      throw new ConfigError(
+        name,
+        `must be days from ${TRIAL_DAYS.min} to ${TRIAL_DAYS.max}, as "14" or "pro=14,team=7", got ${quoted(value)}`,
+      );
+    return Number(value);
+  };
+  if (!raw.includes('=')) {
+    const every = days(raw);
+    for (const tier of tiers.keys()) result.set(tier, every);
+    return result;
+  }
+  for (const entry of raw.split(',')) {
+    const match = /^\s*([^=\s]+)\s*=\s*(\S*)\s*$/.exec(entry);
+    if (!match)
+      throw new ConfigError(name, `must look like "pro=14,team=7", got ${quoted(entry.trim())}`);
+    const [, tier, value] = match as unknown as [string, string, string];
+    if (!tiers.has(tier))
+      throw new ConfigError(
+        name,
+        `names ${quoted(tier)}, which is not a tier of BILLING_PRICES (${[...tiers.keys()].join(', ')})`,
+      );
+    if (result.has(tier)) throw new ConfigError(name, `names tier ${quoted(tier)} twice`);
+    result.set(tier, days(value));
+  }
+  return result;
+}
+
+/**
+ * BILLING_ENTITLEMENTS_FILE: unset, the embedded defaults (the simulator selling its own prices)
+ * use the example file in the repository; otherwise there are none.
+ */
+function entitlements(
+  env: Env,
+  tiers: ReadonlyMap<string, string>,
+  exampleDefault: boolean,
+): { table: EntitlementTable; file: string | null } {
+  const name = 'BILLING_ENTITLEMENTS_FILE';
+  const given = text(env, name);
+  const file =
+    given !== undefined ? resolve(given) : exampleDefault ? EXAMPLE_ENTITLEMENTS_FILE : null;
+  if (file === null) return { table: new Map(), file };
+  try {
+    return { table: readEntitlementsFile(file, [...tiers.keys()]), file };
+  } catch (error) {
+    if (error instanceof EntitlementsFileError) throw new ConfigError(name, error.message);
+    throw error;
+  }
+}
+
 function origins(env: Env, name: string, fallback: string[]): string[] {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
@@ -366,6 +448,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       'above 1 needs PostgreSQL, embedded (DATABASE_URL unset) or not: PGlite in memory is single-process',
     );
   }
+  const offered = entitlements(
+    env,
+    priceMap,
+    paymentsConfig.kind === 'simulator' && text(env, 'BILLING_PRICES') === undefined,
+  );
   return Object.freeze({
     nodeEnv: mode,
     host,
@@ -393,6 +480,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       min: 1_000,
       max: 300_000,
     }),
+    trialDays: trialDays(env, priceMap),
+    trialRequiresCard: bool(env, 'BILLING_TRIAL_REQUIRES_CARD', true),
+    allowPromotionCodes: bool(env, 'BILLING_ALLOW_PROMOTION_CODES', false),
+    automaticTax: bool(env, 'BILLING_AUTOMATIC_TAX', false),
+    entitlements: offered.table,
+    entitlementsFile: offered.file,
     metrics: metrics(env, host, production),
     localNames: localNames(appUrl, host),
     reconcileEveryMs: duration(env, 'BILLING_RECONCILE_INTERVAL', {

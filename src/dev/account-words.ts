@@ -1,10 +1,11 @@
 // Development only: a user's billing state said in words on `/billing`, including the cases
 // where the tier and the provider's status seem to disagree (a failed renewal keeps the tier for
-// the grace period; a cancellation at period end keeps it until then).
+// the grace period; a cancellation scheduled either of Stripe's ways keeps it until then).
 import {
   blocksNewCheckout,
   FREE_TIER,
   graceEnd,
+  scheduledEnd,
   tierOf,
   type TierPolicy,
 } from '../domain/billing/tier.ts';
@@ -33,15 +34,18 @@ function statusWords(user: User, policy: TierPolicy, tier: string, now: Date): s
   switch (subscription.status) {
     case 'active':
     case 'trialing': {
-      const state =
-        subscription.status === 'trialing'
-          ? `Your ${plan} trial runs`
-          : `Your ${plan} subscription is active`;
-      if (subscription.cancelAtPeriodEnd)
+      const end = scheduledEnd(subscription);
+      if (end !== null && end <= now)
+        return [`Your ${plan} subscription ended on ${when(end)}: you are on ${FREE_TIER}.`];
+      if (end !== null)
         return [
-          `Your ${plan} subscription is canceled at the end of its period: you keep ${tier} until ${periodEnd}, then ${FREE_TIER}.`,
+          `Your ${plan} subscription is canceled ${end.getTime() === subscription.currentPeriodEnd?.getTime() ? 'at the end of its period' : `as of ${when(end)}`}: you keep ${tier} until ${when(end)}, then ${FREE_TIER}.`,
         ];
-      return [`${state} until ${periodEnd}, then renews.`];
+      if (subscription.status === 'trialing')
+        return [
+          `Your ${plan} trial runs until ${when(subscription.trialEnd ?? subscription.currentPeriodEnd)}; then the subscription starts, if there is a way to pay for it.`,
+        ];
+      return [`Your ${plan} subscription is active until ${periodEnd}, then renews.`];
     }
     case 'past_due': {
       const failedAt = subscription.paymentFailedAt;
@@ -71,7 +75,7 @@ export function accountView(user: User, policy: TierPolicy, now = new Date()): A
   return {
     tier,
     status: statusWords(user, policy, tier, now),
-    canCheckout: user.subscription === null || !blocksNewCheckout(user.subscription.status),
+    canCheckout: !blocksNewCheckout(user.subscription, now),
     canManage: user.paymentsCustomerId !== null,
   };
 }

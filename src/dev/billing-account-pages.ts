@@ -8,6 +8,10 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TierPolicy } from '../domain/billing/tier.ts';
 import type { CheckoutService } from '../domain/billing/checkout-service.ts';
 import type { PortalService } from '../domain/billing/portal-service.ts';
+import type {
+  SubscriptionSummary,
+  SubscriptionSummaryService,
+} from '../domain/billing/subscription-summary.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
@@ -30,6 +34,8 @@ export interface BillingAccountServices {
   perUserPerMinute: number;
   checkout: CheckoutService;
   portal: PortalService;
+  /** What GET /billing/subscription answers: the status and the tier's features and limits. */
+  summaries: SubscriptionSummaryService;
   verifier: TokenVerifier;
   policy: TierPolicy;
   simulatorUrl: string;
@@ -49,15 +55,28 @@ const action = (path: string, label: string) =>
   `<form method="post" action="${path}"><button type="submit">${label}</button></form>`;
 const PORTAL_BUTTON = action('/billing/portal', 'Open the billing portal');
 
+/** The tier's entitlements and the subscription's status, as GET /api/v1/billing/subscription says them. */
+function entitlementsHtml(summary: SubscriptionSummary): string {
+  const features = summary.features.length === 0 ? 'none' : summary.features.join(', ');
+  const limits = Object.entries(summary.limits)
+    .map(([name, limit]) => `${name} ${limit === null ? 'unlimited' : limit}`)
+    .join(', ');
+  const status = summary.subscription
+    ? `<p>Subscription status: <span id="status">${escapeHtml(summary.subscription.status)}</span>.</p>`
+    : '';
+  return `${status}<p>Features: <span id="features">${escapeHtml(features)}</span>. Limits: <span id="limits">${escapeHtml(limits || 'none')}</span>.</p>`;
+}
+
 async function accountPage(
   services: BillingAccountServices,
   principal: Principal,
 ): Promise<string> {
   const view = accountView(await services.users.currentUser(principal), services.policy);
+  const summary = await services.summaries.summary(principal);
   const status = view.status.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
   const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;
   return `<p>Signed in as <b>${escapeHtml(principal.idpId)}</b> (${escapeHtml(principal.email)}). Your tier: <span class="tier">${escapeHtml(view.tier)}</span>.</p>
-${status}<div class="actions">${buttons}</div>${action('/billing/sign-out', 'Sign out')}`;
+${status}${entitlementsHtml(summary)}<div class="actions">${buttons}</div>${action('/billing/sign-out', 'Sign out')}`;
 }
 
 /** A refused action's page: why, in words, and what to do next. */

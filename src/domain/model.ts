@@ -24,7 +24,13 @@ export interface SubscriptionTerms {
   status: SubscriptionStatus;
   priceId: string | null;
   cancelAtPeriodEnd: boolean;
+  /**
+   * When the subscription is scheduled to end (Stripe's `cancel_at`). The flexible billing mode
+   * schedules a cancellation at the period end with this alone, cancelAtPeriodEnd staying false.
+   */
+  cancelAt: Date | null;
   currentPeriodEnd: Date | null;
+  trialEnd: Date | null;
   createdAt: Date;
 }
 
@@ -61,6 +67,8 @@ export interface User {
   plan: string | null;
   paymentsCustomerId: string | null;
   createdAt: Date;
+  /** When a subscription was first stored for the user, however it came; null: never (a trial is possible). */
+  firstSubscriptionAt: Date | null;
   /** The subscription that decides the tier, if any. */
   subscription: SubscriptionState | null;
 }
@@ -72,6 +80,8 @@ export interface CheckoutSessionRecord {
   priceId: string;
   successUrl: string;
   cancelUrl: string;
+  /** The trial the session offers, in days; null: none. */
+  trialDays: number | null;
   expiresAt: Date;
 }
 
@@ -83,12 +93,23 @@ export interface ProviderCheckoutSession {
   expiresAt: Date;
 }
 
+/** What a checkout sells besides the price, all chosen on the server (CONTRACT §9). */
+export interface CheckoutOffer {
+  /** Days of trial; null: none. */
+  trialDays: number | null;
+  /** Whether a trial needs a card up front; without one, a trial that ends unpaid cancels. */
+  trialRequiresCard: boolean;
+  allowPromotionCodes: boolean;
+  automaticTax: boolean;
+}
+
 export interface NewCheckoutSession {
   customerId: string;
   priceId: string;
   userId: string;
   successUrl: string;
   cancelUrl: string;
+  offer: CheckoutOffer;
 }
 
 /** What every verified provider event carries, whatever its kind. */
@@ -139,6 +160,7 @@ export interface HandledEvents {
   'customer.subscription.created': SubscriptionEvent;
   'customer.subscription.updated': SubscriptionEvent;
   'customer.subscription.deleted': SubscriptionEvent;
+  'customer.subscription.trial_will_end': SubscriptionEvent;
   'invoice.paid': InvoiceEvent;
   'invoice.payment_failed': InvoiceEvent;
 }

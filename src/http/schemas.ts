@@ -47,6 +47,52 @@ export const PortalResponseSchema = Type.Object(
   { $id: 'PortalResponse', additionalProperties: false },
 );
 
+const dateTimeOrNull = (description: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+
+export const SubscriptionDetailsSchema = Type.Object(
+  {
+    status: Type.String({
+      description:
+        "The provider's status: active, trialing, past_due, incomplete, incomplete_expired, unpaid, canceled or paused",
+    }),
+    plan: Type.Union([Type.String(), Type.Null()], {
+      description: 'The tier of its price; null for a price not in BILLING_PRICES',
+    }),
+    trial_end: dateTimeOrNull('When its trial ends (or ended); null without a trial'),
+    current_period_end: dateTimeOrNull('When its current period ends'),
+    cancel_at: dateTimeOrNull(
+      "When it is scheduled to end (either of the provider's ways); null when it is not",
+    ),
+    cancel_at_period_end: Type.Boolean({
+      description: 'Whether that scheduled end is the end of the current period',
+    }),
+  },
+  { $id: 'SubscriptionDetails', additionalProperties: false },
+);
+
+export const BillingSubscriptionSchema = Type.Object(
+  {
+    tier: Type.String({
+      description: 'The tier, as in users/me: "free" or a tier of BILLING_PRICES',
+    }),
+    plan: Type.String({ description: 'The plan the next checkout sells' }),
+    trial_eligible: Type.Boolean({ description: 'Whether the next checkout would carry a trial' }),
+    features: Type.Array(Type.String(), { description: 'The features of the tier' }),
+    limits: Type.Object(
+      {},
+      {
+        description: 'The limits of the tier: a non-negative integer, or null for unlimited',
+        additionalProperties: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+      },
+    ),
+    subscription: Type.Union([Type.Ref('SubscriptionDetails'), Type.Null()], {
+      description: 'The subscription the tier is computed from; null when there is none',
+    }),
+  },
+  { $id: 'BillingSubscription', additionalProperties: false },
+);
+
 export const ValidationErrorSchema = Type.Object(
   {
     loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
@@ -76,6 +122,8 @@ export const NAMED_SCHEMAS = [
   CheckoutResponseSchema,
   PortalRequestSchema,
   PortalResponseSchema,
+  SubscriptionDetailsSchema,
+  BillingSubscriptionSchema,
   ValidationErrorSchema,
   HTTPValidationErrorSchema,
   ErrorDetailSchema,

@@ -17,11 +17,12 @@ const DAY = 86_400_000;
 function subscription(
   status: SubscriptionStatus,
   overrides: Partial<Parameters<typeof tierOf>[0] & object> = {},
-) {
+): NonNullable<Parameters<typeof tierOf>[0]> {
   return {
     status,
     priceId: 'price_team',
     cancelAtPeriodEnd: false,
+    cancelAt: null,
     currentPeriodEnd: new Date(now.getTime() + 20 * DAY),
     paymentFailedAt: null,
     ...overrides,
@@ -89,6 +90,50 @@ describe('tierOf', () => {
       'canceled',
       'paused',
     ];
-    assert.deepEqual(all.filter(blocksNewCheckout), ['active', 'trialing', 'past_due']);
+    assert.deepEqual(
+      all.filter((status) => blocksNewCheckout(subscription(status), now)),
+      ['active', 'trialing', 'past_due'],
+    );
+  });
+});
+
+// Stripe's flexible billing mode (the default since 2025-09-30.clover) schedules a cancellation at
+// the period end with `cancel_at` alone, cancel_at_period_end staying false.
+describe('tierOf: a cancellation scheduled with cancel_at', () => {
+  const soon = new Date(now.getTime() + DAY);
+  const past = new Date(now.getTime() - DAY);
+  for (const status of ['active', 'trialing'] as const) {
+    test(`${status}, cancel_at ahead -> paid until then`, () =>
+      assert.equal(tierOf(subscription(status, { cancelAt: soon }), policy, now), 'team'));
+    test(`${status}, cancel_at passed, no deletion event -> free`, () =>
+      assert.equal(tierOf(subscription(status, { cancelAt: past }), policy, now), 'free'));
+  }
+  test('cancel_at before the period end decides, whatever cancel_at_period_end says', () =>
+    assert.equal(
+      tierOf(subscription('active', { cancelAt: past, cancelAtPeriodEnd: true }), policy, now),
+      'free',
+    ));
+  test('past_due in its grace period, cancel_at passed -> free', () =>
+    assert.equal(
+      tierOf(
+        subscription('past_due', {
+          paymentFailedAt: new Date(now.getTime() - DAY),
+          cancelAt: past,
+        }),
+        policy,
+        now,
+      ),
+      'free',
+    ));
+  test('a subscription past its cancel_at no longer blocks a checkout', () => {
+    assert.equal(blocksNewCheckout(subscription('active', { cancelAt: soon }), now), true);
+    assert.equal(blocksNewCheckout(subscription('active', { cancelAt: past }), now), false);
+    assert.equal(
+      blocksNewCheckout(
+        subscription('active', { cancelAtPeriodEnd: true, currentPeriodEnd: past }),
+        now,
+      ),
+      false,
+    );
   });
 });

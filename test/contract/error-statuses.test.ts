@@ -150,6 +150,34 @@ describe(`every answer is documented (${databaseLabel})`, () => {
     });
   });
 
+  describe('GET /api/v1/billing/subscription', () => {
+    const summary = async (sub: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: '/api/v1/billing/subscription',
+        headers: bearer(await t.token(sub)),
+      });
+    test('200, and 401 without a token', async () => {
+      assert.equal((await summary('status-summary')).statusCode, 200);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/billing/subscription' })).statusCode,
+        401,
+      );
+    });
+    test('503 while the database is down', async () => {
+      assert.equal(
+        (await during('database down', () => summary('status-summary'))).statusCode,
+        503,
+      );
+    });
+    test('500 when a statement fails', async () => {
+      assert.equal(
+        (await during('statement fails', () => summary('status-summary'))).statusCode,
+        500,
+      );
+    });
+  });
+
   describe('POST /api/v1/billing/portal', () => {
     const portal = async (
       sub: string,

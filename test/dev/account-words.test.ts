@@ -27,7 +27,9 @@ function user(status: SubscriptionStatus | null, overrides: Partial<Subscription
           status,
           priceId: 'price_team',
           cancelAtPeriodEnd: false,
+          cancelAt: null,
           currentPeriodEnd: new Date('2026-07-01T00:00:00Z'),
+          trialEnd: null,
           createdAt: now,
           paymentFailedAt: null,
           asOf: 0,
@@ -41,6 +43,7 @@ function user(status: SubscriptionStatus | null, overrides: Partial<Subscription
     plan: null,
     paymentsCustomerId: status === null ? null : 'cus_1',
     createdAt: now,
+    firstSubscriptionAt: subscription === null ? null : now,
     subscription,
   };
 }
@@ -95,5 +98,40 @@ describe('the account in words', () => {
       [none.tier, none.status, none.canCheckout, none.canManage],
       ['free', ['You have no subscription yet.'], true, false],
     );
+  });
+
+  test("canceled with cancel_at alone (Stripe's flexible billing mode): the same words, and the end once passed", () => {
+    const periodEnd = new Date('2026-07-01T00:00:00Z');
+    assert.deepEqual(accountView(user('active', { cancelAt: periodEnd }), policy, now).status, [
+      'Your team subscription is canceled at the end of its period: you keep team until 2026-07-01 00:00 UTC, then free.',
+    ]);
+    assert.deepEqual(
+      accountView(user('active', { cancelAt: new Date('2026-06-20T00:00:00Z') }), policy, now)
+        .status,
+      [
+        'Your team subscription is canceled as of 2026-06-20 00:00 UTC: you keep team until 2026-06-20 00:00 UTC, then free.',
+      ],
+    );
+    const over = accountView(
+      user('active', { cancelAt: new Date(now.getTime() - DAY) }),
+      policy,
+      now,
+    );
+    assert.deepEqual(
+      [over.tier, over.status, over.canCheckout],
+      ['free', ['Your team subscription ended on 2026-06-14 12:00 UTC: you are on free.'], true],
+    );
+  });
+
+  test('trialing: the trial and until when', () => {
+    const view = accountView(
+      user('trialing', { trialEnd: new Date('2026-06-29T12:00:00Z') }),
+      policy,
+      now,
+    );
+    assert.equal(view.tier, 'team');
+    assert.deepEqual(view.status, [
+      'Your team trial runs until 2026-06-29 12:00 UTC; then the subscription starts, if there is a way to pay for it.',
+    ]);
   });
 });

@@ -3,6 +3,7 @@
 // Its app.inject checks every response of a documented operation against /openapi.json
 // (openapi-contract.ts): a status or body the document does not describe fails the test.
 import { rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { compose, type Composition } from '../../src/composition.ts';
@@ -67,3 +68,13 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * Listens on a free loopback port and has the embedded simulator deliver its events there, signed,
+ * as under `npm start`: a payment or a click in the simulator then reaches the service by itself.
+ */
+export async function deliverWebhooks(t: TestApp): Promise<void> {
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = t.app.server.address() as AddressInfo;
+  t.composition.setServiceUrl(`http://127.0.0.1:${port}`);
+}

@@ -29,6 +29,15 @@ describe('OpenAPI document, docs and health', () => {
     assert.ok(document.paths['/api/v1/users/me'].get);
     assert.ok(document.paths['/api/v1/billing/checkout'].post);
     assert.ok(document.paths['/api/v1/webhooks/payments'].post);
+    const summary = document.paths['/api/v1/billing/subscription'].get;
+    assert.equal(summary.operationId, 'getBillingSubscription');
+    assert.deepEqual(summary.security, [{ bearerAuth: [] }]);
+    assert.equal(
+      summary.responses['200'].content['application/json'].schema.$ref,
+      '#/components/schemas/BillingSubscription',
+    );
+    for (const status of ['401', '500', '503'])
+      assert.ok(summary.responses[status], `summary ${status}`);
     const portal = document.paths['/api/v1/billing/portal'].post;
     assert.equal(portal.operationId, 'createPortalSession');
     assert.deepEqual(portal.security, [{ bearerAuth: [] }]);
@@ -62,6 +71,7 @@ describe('OpenAPI document, docs and health', () => {
       paths['/api/v1/users/me'].get,
       paths['/api/v1/billing/checkout'].post,
       paths['/api/v1/webhooks/payments'].post,
+      paths['/api/v1/billing/subscription'].get,
     ];
     for (const operation of operations) {
       for (const [status, response] of Object.entries(operation.responses) as [

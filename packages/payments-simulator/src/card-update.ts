@@ -2,7 +2,7 @@
 // and that of each live subscription, with the events Stripe sends: payment_method.attached,
 // customer.updated, then customer.subscription.updated per subscription whose default changed.
 import type Stripe from 'stripe';
-import { mutate, type Outcome, type SimContext } from './context.ts';
+import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { newId } from './ids.ts';
@@ -58,44 +58,64 @@ export function updateCard(
   last4: string,
   trigger: Trigger,
 ): Promise<Outcome<Stripe.PaymentMethod>> {
-  const card = TEST_CARDS[last4];
-  if (card === undefined)
+  if (TEST_CARDS[last4] === undefined)
     return Promise.reject(
       invalidParam(
         `Unknown test card ending ${last4}; use one of ${Object.keys(TEST_CARDS).join(', ')}.`,
         'card',
       ),
     );
-  return mutate(ctx, trigger, async (unit) => {
-    const before = (
-      await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })
-    ).data;
-    const method = buildCard(before, last4, card.brand);
-    await unit.docs.save('payment_method', method);
-    await unit.emit('payment_method.attached', method);
-    const after: Stripe.Customer = {
-      ...before,
-      invoice_settings: { ...before.invoice_settings, default_payment_method: method.id },
-    };
-    await unit.docs.save('customer', after);
-    await unit.emit('customer.updated', after, previousAttributes(before, after));
-    const { data } = await unit.docs.list<Stripe.Subscription>(
-      'subscription',
-      { customer: customerId },
-      { limit: 100 },
-    );
-    for (const { data: listed } of data) {
-      if (ENDED.includes(listed.status)) continue;
-      const subscription = await locked(unit, listed.id);
-      await update(unit, subscription, { ...subscription, default_payment_method: method.id });
-    }
-    return method;
-  });
+  return mutate(ctx, trigger, (unit) => applyCard(unit, customerId, last4));
 }
 
-/** The customer's card as the portal shows it: "Visa •••• 4242" (the checkout's card until one is added). */
-export async function cardLabel(ctx: SimContext, customer: Stripe.Customer): Promise<string> {
+/** In a unit of work: the card becomes the customer's default and its live subscriptions'. */
+export async function applyCard(
+  unit: Unit,
+  customerId: string,
+  last4: string,
+): Promise<Stripe.PaymentMethod> {
+  const card = TEST_CARDS[last4]!;
+  const before = (await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true }))
+    .data;
+  const method = buildCard(before, last4, card.brand);
+  await unit.docs.save('payment_method', method);
+  await unit.emit('payment_method.attached', method);
+  const after: Stripe.Customer = {
+    ...before,
+    invoice_settings: { ...before.invoice_settings, default_payment_method: method.id },
+  };
+  await unit.docs.save('customer', after);
+  await unit.emit('customer.updated', after, previousAttributes(before, after));
+  const { data } = await unit.docs.list<Stripe.Subscription>(
+    'subscription',
+    { customer: customerId },
+    { limit: 100 },
+  );
+  for (const { data: listed } of data) {
+    if (ENDED.includes(listed.status)) continue;
+    const subscription = await locked(unit, listed.id);
+    await update(unit, subscription, { ...subscription, default_payment_method: method.id });
+  }
+  return method;
+}
+
+/**
+ * The customer's card as the portal shows it: "Visa •••• 4242" (the checkout's card until one is
+ * added), or "No card on file" when none of `subscriptions` has one either (a trial started
+ * without a card).
+ */
+export async function cardLabel(
+  ctx: SimContext,
+  customer: Stripe.Customer,
+  subscriptions?: readonly Stripe.Subscription[],
+): Promise<string> {
   const id = customer.invoice_settings?.default_payment_method;
+  if (
+    id == null &&
+    subscriptions !== undefined &&
+    subscriptions.every((subscription) => subscription.default_payment_method === null)
+  )
+    return 'No card on file';
   const method =
     typeof id === 'string'
       ? (await ctx.docs.get<Stripe.PaymentMethod>('payment_method', id))?.data

@@ -13,6 +13,8 @@ const PREFIXES: [string, SimType][] = [
   ['price_', 'price'],
   ['prod_', 'product'],
   ['cs_', 'checkout.session'],
+  ['promo_', 'promotion_code'],
+  ['di_', 'discount'],
 ];
 
 type Target = Record<string, unknown>;

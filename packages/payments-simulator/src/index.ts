@@ -7,6 +7,7 @@ import type { SimContext } from './context.ts';
 import { createDelivery } from './delivery.ts';
 import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
+import { seedOffers } from './objects/offers.ts';
 import { NoticeBoard } from './pages/notice-board.ts';
 import { buildSimulatorServer } from './server.ts';
 import { ensureSchema } from './schema.ts';
@@ -52,6 +53,7 @@ export async function startPaymentsSimulator(
   await ensureSchema(options.db);
   const docs = new Documents(options.db);
   await seedCatalog(docs, options.prices);
+  await seedOffers(docs);
   const delivery = createDelivery({
     db: options.db,
     webhookUrl: options.webhookUrl,

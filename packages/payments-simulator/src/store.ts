@@ -11,14 +11,17 @@ export type SimType =
   | 'subscription'
   | 'invoice'
   | 'billing_portal.session'
-  | 'payment_method';
+  | 'payment_method'
+  | 'coupon'
+  | 'promotion_code'
+  | 'discount';
 export type Extra = Record<string, unknown>;
 export interface Stored<T> {
   data: T;
   extra: Extra;
 }
 
-type Doc = { id: string; created: number } & Record<string, unknown>;
+type Doc = { id: string; created?: number; start?: number } & Record<string, unknown>;
 const field = (doc: Doc, name: string): string | null =>
   typeof doc[name] === 'string' ? (doc[name] as string) : null;
 
@@ -45,6 +48,16 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
       return [null, doc.active === false ? 'inactive' : 'active', field(doc, 'product')];
     case 'product':
       return [null, doc.active === false ? 'inactive' : 'active', null];
+    case 'promotion_code':
+      // Codes are matched without regard to case: the reference is the code in capitals.
+      return [
+        field(doc, 'customer'),
+        doc.active === false ? 'inactive' : 'active',
+        field(doc, 'code')?.toUpperCase() ?? null,
+      ];
+    case 'coupon':
+    case 'discount':
+      return [field(doc, 'customer'), null, field(doc, 'subscription')];
   }
 }
 
@@ -146,7 +159,8 @@ export class Documents {
         customer,
         status,
         ref,
-        data.created,
+        // A discount has no `created`, only when it starts.
+        data.created ?? data.start ?? Math.floor(Date.now() / 1000),
         JSON.stringify(data),
         extra === undefined ? null : JSON.stringify(extra),
       ],

@@ -1,15 +1,19 @@
-// Changes a person or the API makes to a subscription: cancel at period end (or undo it) and other
-// field updates emit customer.subscription.updated when something changed; cancel now ends it at
-// once (status canceled, customer.subscription.deleted); a plan switch (the portal's) changes the
-// item's price, then bills the prorations at once (invoice.created, .finalized, .paid).
+// Changes a person or the API makes to a subscription: a scheduled cancellation (or undoing it) and
+// other field updates emit customer.subscription.updated when something changed; cancel now ends it
+// at once (status canceled, customer.subscription.deleted); a plan switch (the portal's) changes
+// the item's price, then bills the prorations at once (invoice.created, .finalized, .paid).
+// A cancellation is scheduled either of Stripe's ways: the flexible billing mode's (`cancel_at`,
+// cancel_at_period_end staying false: what Stripe's portal does for the pinned API version), or the
+// classic `cancel_at_period_end` (which Stripe still accepts, and then sets cancel_at too).
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
 import { planOf } from './objects/catalog.ts';
 import { takeInvoiceNumber } from './objects/customers.ts';
+import { adjustmentsOf } from './objects/offers.ts';
 import { buildProrationInvoice, earlierStages } from './objects/proration.ts';
-import { itemOf } from './objects/subscriptions.ts';
+import { itemOf, scheduledEnd } from './objects/subscriptions.ts';
 import { ENDED, locked, update, type Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
 
@@ -27,13 +31,51 @@ export function cancelAtPeriodEnd(
   );
 }
 
-export function withCancelAtPeriodEnd(subscription: Subscription, cancel: boolean): Subscription {
+/** The portal's "Cancel at period end" for the pinned API version: cancel_at, the flag left false. */
+export function scheduleCancel(
+  ctx: SimContext,
+  id: string,
+  trigger: Trigger,
+): Promise<Outcome<Changed>> {
+  return changeSubscription(ctx, id, trigger, (subscription) =>
+    withCancelAt(subscription, itemOf(subscription).current_period_end),
+  );
+}
+
+const refuseEnded = (subscription: Subscription, param: string): void => {
   if (ENDED.includes(subscription.status))
     throw invalidParam(
       'A canceled subscription can only update its cancellation_details and metadata.',
-      'cancel_at_period_end',
+      param,
     );
-  if (subscription.cancel_at_period_end === cancel) return subscription;
+};
+
+/**
+ * Sets `cancel_at` as the flexible billing mode does (cancel_at_period_end false), or with null
+ * clears any scheduled cancellation, either way it was made.
+ */
+export function withCancelAt(subscription: Subscription, at: number | null): Subscription {
+  refuseEnded(subscription, 'cancel_at');
+  if (at === null && scheduledEnd(subscription) === null) return subscription;
+  if (at !== null && subscription.cancel_at === at && !subscription.cancel_at_period_end)
+    return subscription;
+  return {
+    ...subscription,
+    cancel_at_period_end: false,
+    cancel_at: at,
+    canceled_at: at === null ? null : nowSeconds(),
+    cancellation_details: {
+      ...subscription.cancellation_details,
+      reason: at === null ? null : 'cancellation_requested',
+    } as Subscription['cancellation_details'],
+  };
+}
+
+export function withCancelAtPeriodEnd(subscription: Subscription, cancel: boolean): Subscription {
+  refuseEnded(subscription, 'cancel_at_period_end');
+  // Undoing clears a cancellation made either way; setting is the classic way.
+  if (!cancel) return withCancelAt(subscription, null);
+  if (subscription.cancel_at_period_end) return subscription;
   return {
     ...subscription,
     cancel_at_period_end: cancel,
@@ -104,7 +146,7 @@ export function switchPrice(
     const before = await locked(unit, id);
     if (ENDED.includes(before.status))
       throw invalidParam(`Subscription ${id} is ${before.status}; its plan cannot change.`);
-    if (before.cancel_at_period_end)
+    if (scheduledEnd(before) !== null)
       throw invalidParam(
         `Subscription ${id} is set to cancel at the end of its period; renew it before changing plans.`,
       );
@@ -113,6 +155,15 @@ export function switchPrice(
       throw invalidParam(`Subscription ${id} is already on price ${priceId}.`, 'price');
     const price = (await unit.docs.require<Stripe.Price>('price', priceId, { param: 'price' }))
       .data;
+    if (before.status === 'trialing') {
+      // Nothing was charged for the trial, so there is nothing to prorate: the trial goes on.
+      const switched: Subscription = {
+        ...before,
+        items: { ...before.items, data: [{ ...item, price, plan: planOf(price) }] },
+      };
+      await update(unit, before, switched);
+      return { subscription: switched, invoice: null };
+    }
     const customerId = typeof before.customer === 'string' ? before.customer : before.customer.id;
     const taken = takeInvoiceNumber(
       (await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })).data,
@@ -128,6 +179,7 @@ export function switchPrice(
       customer: taken.customer,
       at: nowSeconds(),
       number: taken.number,
+      adjustments: await adjustmentsOf(unit.docs, before),
     });
     const after: Subscription = { ...switched, latest_invoice: invoice.id };
     await unit.docs.save('invoice', invoice);

@@ -1,8 +1,9 @@
 // A subscription's renewals, each emitting what Stripe emits (cancellation is in
 // subscription-changes.ts):
 //   renew           next period, paid invoice: invoice.paid, customer.subscription.updated
-//                   (past_due: the open invoice is paid, status back to active; set to cancel at
-//                   period end: the period ends and so does the subscription: ...deleted)
+//                   (past_due: the open invoice is paid, status back to active; scheduled to end
+//                   within the period, either way: the period ends and so does the subscription:
+//                   ...deleted). A trial ends otherwise (trial-end.ts).
 //   fail renewal    next period, open invoice, past_due: invoice.payment_failed, ...updated
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
@@ -10,7 +11,8 @@ import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { takeInvoiceNumber } from './objects/customers.ts';
 import { buildInvoice, markPaid } from './objects/invoices.ts';
-import { itemOf, withPeriod } from './objects/subscriptions.ts';
+import { adjustmentsOf } from './objects/offers.ts';
+import { itemOf, scheduledEnd, withPeriod } from './objects/subscriptions.ts';
 import { addMonth, nowSeconds } from './time.ts';
 
 type Subscription = Stripe.Subscription;
@@ -32,6 +34,16 @@ function refuseEnded(subscription: Subscription, action: string): void {
     throw invalidParam(
       `Subscription ${subscription.id} is ${subscription.status}; it cannot be ${action}.`,
     );
+  if (subscription.status === 'trialing')
+    throw invalidParam(
+      `Subscription ${subscription.id} is trialing; end its trial instead (end-trial).`,
+    );
+}
+
+/** When the subscription ends within its current period (scheduled either way); null otherwise. */
+function endsThisPeriod(subscription: Subscription): number | null {
+  const end = scheduledEnd(subscription);
+  return end !== null && end <= itemOf(subscription).current_period_end ? end : null;
 }
 
 /** Stores the change and emits customer.subscription.updated when anything differs. */
@@ -61,6 +73,7 @@ async function invoiceFor(
     paid,
     at,
     number: taken.number,
+    adjustments: await adjustmentsOf(unit.docs, subscription),
   });
   await unit.docs.save('invoice', invoice);
   return invoice;
@@ -71,12 +84,12 @@ function nextPeriod(subscription: Subscription): Subscription {
   return withPeriod(subscription, start, addMonth(start, subscription.billing_cycle_anchor));
 }
 
-async function endAtPeriodEnd(unit: Unit, subscription: Subscription): Promise<Changed> {
-  const ended: Subscription = {
-    ...subscription,
-    status: 'canceled',
-    ended_at: itemOf(subscription).current_period_end,
-  };
+async function endAtPeriodEnd(
+  unit: Unit,
+  subscription: Subscription,
+  at: number,
+): Promise<Changed> {
+  const ended: Subscription = { ...subscription, status: 'canceled', ended_at: at };
   await unit.docs.save('subscription', ended);
   await unit.emit('customer.subscription.deleted', ended);
   return { subscription: ended, invoice: null };
@@ -86,7 +99,8 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
   return mutate(ctx, trigger, async (unit) => {
     const before = await locked(unit, id);
     refuseEnded(before, 'renewed');
-    if (before.cancel_at_period_end) return endAtPeriodEnd(unit, before);
+    const end = endsThisPeriod(before);
+    if (end !== null) return endAtPeriodEnd(unit, before, end);
     const at = nowSeconds();
     let invoice: Stripe.Invoice;
     let after: Subscription;
@@ -117,7 +131,7 @@ export function failRenewal(
   return mutate(ctx, trigger, async (unit) => {
     const before = await locked(unit, id);
     refuseEnded(before, 'charged');
-    if (before.cancel_at_period_end)
+    if (endsThisPeriod(before) !== null)
       throw invalidParam(
         `Subscription ${id} is set to cancel at the end of its period; it will not renew.`,
       );

@@ -119,8 +119,12 @@ describe(`billing portal in the simulator (${databaseLabel})`, () => {
     assert.match(await (await fetch(portal.url)).text(), /Switch to Pro \(\$15\.00\/month\)/);
   });
 
-  test('cancel at period end and renew flip cancel_at_period_end; cancel now deletes', async () => {
+  // Stripe's portal, for the pinned API version (flexible billing mode, the default since
+  // 2025-09-30.clover), cancels at the period end with cancel_at, leaving cancel_at_period_end false.
+  test('cancel at period end sets cancel_at (flag false), renew clears it; cancel now deletes', async () => {
     const { subscription, portal } = await subscribed('portal-canceller');
+    const periodEnd = (await stack.stripe.subscriptions.retrieve(subscription)).items.data[0]!
+      .current_period_end;
     let start = stack.receiver.events.length;
     assert.match(
       (await press(portal.url, 'cancel-at-period-end', { subscription })).notice,
@@ -129,10 +133,13 @@ describe(`billing portal in the simulator (${databaseLabel})`, () => {
     await stack.receiver.waitFor(start + 1);
     let [event] = eventsAfter(start);
     assert.equal(event!.type, 'customer.subscription.updated');
-    assert.equal((event!.data.object as Stripe.Subscription).cancel_at_period_end, true);
+    let object = event!.data.object as Stripe.Subscription;
+    assert.equal(object.cancel_at, periodEnd);
+    assert.equal(object.cancel_at_period_end, false);
+    assert.equal(object.cancellation_details?.reason, 'cancellation_requested');
     assert.deepEqual(
-      (event!.data.previous_attributes as Partial<Stripe.Subscription>).cancel_at_period_end,
-      false,
+      (event!.data.previous_attributes as Partial<Stripe.Subscription>).cancel_at,
+      null,
     );
     assert.match(await (await fetch(portal.url)).text(), /Cancels [\s\S]*Renew subscription/);
 
@@ -143,10 +150,12 @@ describe(`billing portal in the simulator (${databaseLabel})`, () => {
     );
     await stack.receiver.waitFor(start + 1);
     [event] = eventsAfter(start);
-    assert.equal((event!.data.object as Stripe.Subscription).cancel_at_period_end, false);
+    object = event!.data.object as Stripe.Subscription;
+    assert.equal(object.cancel_at, null);
+    assert.equal(object.cancel_at_period_end, false);
     assert.deepEqual(
-      (event!.data.previous_attributes as Partial<Stripe.Subscription>).cancel_at_period_end,
-      true,
+      (event!.data.previous_attributes as Partial<Stripe.Subscription>).cancel_at,
+      periodEnd,
     );
 
     start = stack.receiver.events.length;

@@ -40,6 +40,11 @@ function idOf(value: unknown, field: string): string | null {
 
 type SubscriptionJson = Stripe.Subscription & { current_period_end?: number };
 
+/** An optional unix time (null or absent: none) as a date. */
+function dateOrNull(value: unknown, field: string): Date | null {
+  return value === undefined || value === null ? null : new Date(unixTime(value, field) * 1000);
+}
+
 export function toProviderSubscription(subscription: SubscriptionJson): ProviderSubscription {
   const item = subscription.items?.data?.[0];
   // Period fields live on the item since the basil API; older versions have them on the subscription.
@@ -51,10 +56,9 @@ export function toProviderSubscription(subscription: SubscriptionJson): Provider
     status: text(subscription.status, 'subscription.status') as SubscriptionStatus,
     priceId: idOf(item?.price, 'subscription item price'),
     cancelAtPeriodEnd: subscription.cancel_at_period_end === true,
-    currentPeriodEnd:
-      periodEnd === undefined || periodEnd === null
-        ? null
-        : new Date(unixTime(periodEnd, 'current_period_end') * 1000),
+    cancelAt: dateOrNull(subscription.cancel_at, 'subscription.cancel_at'),
+    currentPeriodEnd: dateOrNull(periodEnd, 'current_period_end'),
+    trialEnd: dateOrNull(subscription.trial_end, 'subscription.trial_end'),
     createdAt: new Date(unixTime(subscription.created, 'subscription.created') * 1000),
     metadataUserId: nonEmptyText(userId),
   };

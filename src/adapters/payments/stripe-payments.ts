@@ -5,7 +5,7 @@
 import Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
 import type { PaymentsProvider } from '../../domain/ports/payments-provider.ts';
-import type { ProviderCheckoutSession } from '../../domain/model.ts';
+import type { NewCheckoutSession, ProviderCheckoutSession } from '../../domain/model.ts';
 import { toPaymentEvent, toProviderSubscription } from './stripe-mapping.ts';
 
 /** Longer waits are not what a throttled caller should sit through; it comes back sooner. */
@@ -21,6 +21,41 @@ function toSession(session: Stripe.Checkout.Session): ProviderCheckoutSession {
     url: session.url ?? '',
     status: (session.status ?? 'open') as ProviderCheckoutSession['status'],
     expiresAt: new Date(session.expires_at * 1000),
+  };
+}
+
+/**
+ * A subscription checkout for the input's price, with the offers the server chose (CONTRACT §9):
+ * a trial (without a card when none is required, and then cancelled if it ends unpaid),
+ * promotion codes, automatic tax (the customer exists before the session, so Checkout may write
+ * the address and name it collects onto it, which Stripe requires for tax and tax ids).
+ */
+export function checkoutSessionParams(
+  input: NewCheckoutSession,
+): Stripe.Checkout.SessionCreateParams {
+  const { offer } = input;
+  const trial = offer.trialDays !== null;
+  const cardless = trial && !offer.trialRequiresCard;
+  return {
+    mode: 'subscription',
+    customer: input.customerId,
+    client_reference_id: input.userId,
+    line_items: [{ price: input.priceId, quantity: 1 }],
+    success_url: input.successUrl,
+    cancel_url: input.cancelUrl,
+    metadata: { user_id: input.userId },
+    subscription_data: {
+      metadata: { user_id: input.userId },
+      ...(trial && { trial_period_days: offer.trialDays! }),
+      ...(cardless && { trial_settings: { end_behavior: { missing_payment_method: 'cancel' } } }),
+    },
+    ...(cardless && { payment_method_collection: 'if_required' }),
+    ...(offer.allowPromotionCodes && { allow_promotion_codes: true }),
+    ...(offer.automaticTax && {
+      automatic_tax: { enabled: true },
+      customer_update: { address: 'auto', name: 'auto' },
+      tax_id_collection: { enabled: true },
+    }),
   };
 }
 
@@ -84,19 +119,7 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
     createCheckoutSession: (input, idempotencyKey) =>
       call('checkout.sessions.create', async () =>
         toSession(
-          await stripe.checkout.sessions.create(
-            {
-              mode: 'subscription',
-              customer: input.customerId,
-              client_reference_id: input.userId,
-              line_items: [{ price: input.priceId, quantity: 1 }],
-              success_url: input.successUrl,
-              cancel_url: input.cancelUrl,
-              metadata: { user_id: input.userId },
-              subscription_data: { metadata: { user_id: input.userId } },
-            },
-            { idempotencyKey },
-          ),
+          await stripe.checkout.sessions.create(checkoutSessionParams(input), { idempotencyKey }),
         ),
       ),
     retrieveCheckoutSession: (id) =>

@@ -4,14 +4,13 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import type { Principal, User } from '../model.ts';
+import type { CheckoutOffer, Principal, User } from '../model.ts';
 import type { Store } from '../ports/store.ts';
 import { blocksNewCheckout } from './tier.ts';
+import { offerFor, planOf, type OfferSettings } from './offer.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
 
-export interface CheckoutSettings {
-  prices: ReadonlyMap<string, string>;
-  defaultPlan: string;
+export interface CheckoutSettings extends OfferSettings {
   appUrl: string;
   allowedOrigins: readonly string[];
 }
@@ -25,6 +24,7 @@ interface Target {
   priceId: string;
   successUrl: string;
   cancelUrl: string;
+  trialDays: number | null;
 }
 
 export class CheckoutService {
@@ -42,10 +42,15 @@ export class CheckoutService {
   ): Promise<{ url: string }> {
     const urls = this.redirectUrls(input);
     const user = await this.store.users.upsertByIdpId(principal.idpId, principal.email);
-    const target: Target = { priceId: this.priceFor(user.plan), ...urls };
-    if (user.subscription && blocksNewCheckout(user.subscription.status)) {
+    if (blocksNewCheckout(user.subscription, now)) {
       throw new DomainError('subscription_active', 'You already have an active subscription');
     }
+    const offer: CheckoutOffer = offerFor(user, this.settings);
+    const target: Target = {
+      priceId: this.settings.prices.get(planOf(user, this.settings))!,
+      ...urls,
+      trialDays: offer.trialDays,
+    };
     const reusable = await this.openSession(user, target, now);
     if (reusable) {
       this.metrics.checkoutSession('reused');
@@ -55,9 +60,10 @@ export class CheckoutService {
     // Same user, same target, same number of earlier sessions -> same key: concurrent clicks
     // get one session from the provider; a later checkout gets a fresh one.
     const attempt = await this.store.checkoutSessions.countForUser(user.id);
-    const key = `checkout:${user.id}:${attempt}:${digest(target)}`;
+    const key = `checkout:${user.id}:${attempt}:${digest({ ...target, offer })}`;
+    const { priceId, successUrl, cancelUrl } = target;
     const session = await this.payments.createCheckoutSession(
-      { customerId, userId: user.id, ...target },
+      { customerId, userId: user.id, priceId, successUrl, cancelUrl, offer },
       key,
     );
     await this.store.checkoutSessions.insert({
@@ -71,7 +77,7 @@ export class CheckoutService {
     return { url: session.url };
   }
 
-  private redirectUrls(input: CheckoutInput): Omit<Target, 'priceId'> {
+  private redirectUrls(input: CheckoutInput): Pick<Target, 'successUrl' | 'cancelUrl'> {
     const { appUrl, allowedOrigins } = this.settings;
     return {
       successUrl:
@@ -85,12 +91,6 @@ export class CheckoutService {
     };
   }
 
-  /** The price of the user's plan, or of the default plan when the user has none (or an unknown one). */
-  private priceFor(plan: string | null): string {
-    const { prices, defaultPlan } = this.settings;
-    return (plan !== null && prices.get(plan)) || prices.get(defaultPlan)!;
-  }
-
   /** The URL of the user's newest open session for the same target, if the provider agrees it is open. */
   private async openSession(user: User, target: Target, now: Date): Promise<string | null> {
     const stored = await this.store.checkoutSessions.findOpen(user.id, now);
@@ -98,7 +98,8 @@ export class CheckoutService {
       !stored ||
       stored.priceId !== target.priceId ||
       stored.successUrl !== target.successUrl ||
-      stored.cancelUrl !== target.cancelUrl
+      stored.cancelUrl !== target.cancelUrl ||
+      stored.trialDays !== target.trialDays
     ) {
       return null;
     }
@@ -119,6 +120,6 @@ export class CheckoutService {
   }
 }
 
-function digest(target: Target): string {
-  return createHash('sha256').update(JSON.stringify(target)).digest('hex').slice(0, 16);
+function digest(what: Target & { offer: CheckoutOffer }): string {
+  return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
 }

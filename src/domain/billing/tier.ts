@@ -13,15 +13,35 @@ export interface TierPolicy {
 
 type Billing = Pick<
   SubscriptionState,
-  'status' | 'priceId' | 'cancelAtPeriodEnd' | 'currentPeriodEnd' | 'paymentFailedAt'
+  'status' | 'priceId' | 'cancelAtPeriodEnd' | 'cancelAt' | 'currentPeriodEnd' | 'paymentFailedAt'
 >;
+type Schedule = Pick<Billing, 'cancelAt' | 'cancelAtPeriodEnd' | 'currentPeriodEnd'>;
 
-function paidTier(subscription: Billing, policy: TierPolicy): string {
-  return (subscription.priceId && policy.tierByPrice.get(subscription.priceId)) || FREE_TIER;
+/** The tier a price gives: its name in BILLING_PRICES, or null for a price we do not sell. */
+export function tierOfPrice(priceId: string | null, policy: TierPolicy): string | null {
+  return (priceId !== null && policy.tierByPrice.get(priceId)) || null;
 }
 
-function periodOver(subscription: Billing, now: Date): boolean {
-  return subscription.currentPeriodEnd !== null && subscription.currentPeriodEnd <= now;
+function paidTier(subscription: Billing, policy: TierPolicy): string {
+  return tierOfPrice(subscription.priceId, policy) ?? FREE_TIER;
+}
+
+/**
+ * When the subscription is scheduled to end, either of Stripe's ways: `cancel_at` (the flexible
+ * billing mode's, cancel_at_period_end staying false), or the period's end with
+ * cancel_at_period_end (the classic one); the earlier when both say so; null when neither does.
+ */
+export function scheduledEnd(subscription: Schedule): Date | null {
+  const atPeriodEnd = subscription.cancelAtPeriodEnd ? subscription.currentPeriodEnd : null;
+  if (subscription.cancelAt === null) return atPeriodEnd;
+  if (atPeriodEnd === null) return subscription.cancelAt;
+  return subscription.cancelAt < atPeriodEnd ? subscription.cancelAt : atPeriodEnd;
+}
+
+/** Scheduled to end and the time has come: over, even if the deletion event is late or lost. */
+function scheduledEndPassed(subscription: Schedule, now: Date): boolean {
+  const end = scheduledEnd(subscription);
+  return end !== null && end <= now;
 }
 
 /** When a past_due subscription's grace period ends: BILLING_GRACE_DAYS after the payment failed. */
@@ -40,12 +60,12 @@ export function tierOf(subscription: Billing | null, policy: TierPolicy, now = n
   switch (subscription.status) {
     case 'active':
     case 'trialing':
-      // Canceled at period end: paid until the period ends, even if the deletion event is late.
-      return subscription.cancelAtPeriodEnd && periodOver(subscription, now)
-        ? FREE_TIER
-        : paidTier(subscription, policy);
+      // Scheduled to end (either way): paid until then, even if the deletion event is late.
+      return scheduledEndPassed(subscription, now) ? FREE_TIER : paidTier(subscription, policy);
     case 'past_due':
-      return now < graceEnd(subscription, policy, now) ? paidTier(subscription, policy) : FREE_TIER;
+      return now < graceEnd(subscription, policy, now) && !scheduledEndPassed(subscription, now)
+        ? paidTier(subscription, policy)
+        : FREE_TIER;
     case 'incomplete':
     case 'incomplete_expired':
     case 'unpaid':
@@ -63,7 +83,17 @@ function unknownStatus(status: never): string {
   return FREE_TIER;
 }
 
-/** Statuses that block a second checkout: the user already has (or is paying for) a subscription. */
-export function blocksNewCheckout(status: SubscriptionStatus): boolean {
+/** Statuses of a subscription that is live: the user has (or is paying for) it. */
+export function isLive(status: SubscriptionStatus): boolean {
   return status === 'active' || status === 'trialing' || status === 'past_due';
+}
+
+/**
+ * Whether the subscription blocks a second checkout: it is live, and not past the end it was
+ * scheduled for (then it is over, as the tier says, even before its deletion event arrives).
+ */
+export function blocksNewCheckout(subscription: Billing | null, now = new Date()): boolean {
+  return (
+    subscription !== null && isLive(subscription.status) && !scheduledEndPassed(subscription, now)
+  );
 }

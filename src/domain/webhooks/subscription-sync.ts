@@ -68,9 +68,13 @@ const LIFECYCLE_RANK: Record<string, number> = {
   canceled: 5,
 };
 
+/** Set to end, either of the provider's ways (cancel_at, or cancel_at_period_end). */
+const scheduled = (s: ProviderSubscription | SubscriptionState): boolean =>
+  s.cancelAtPeriodEnd || s.cancelAt !== null;
+
 function laterInLifecycle(a: ProviderSubscription, b: SubscriptionState): boolean {
   const rank = (LIFECYCLE_RANK[a.status] ?? 0) - (LIFECYCLE_RANK[b.status] ?? 0);
-  return rank !== 0 ? rank > 0 : a.cancelAtPeriodEnd && !b.cancelAtPeriodEnd;
+  return rank !== 0 ? rank > 0 : scheduled(a) && !scheduled(b);
 }
 
 export interface NewState {

@@ -1,4 +1,5 @@
-// Read-only objects: prices, products and invoices (retrieve and list).
+// Read-only objects: prices, products, invoices, coupons and promotion codes (retrieve and list;
+// the simulator has one test code, SAVE20: objects/offers.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { SimContext } from '../context.ts';
 import { Expander } from '../expand.ts';
@@ -59,6 +60,20 @@ const RESOURCES: Resource[] = [
         customer: text(params, 'customer'),
         ref: text(params, 'subscription'),
         status: status === undefined ? undefined : [status],
+      };
+    },
+  },
+  { path: 'coupons', type: 'coupon', listParams: ['created'], filter: () => ({}) },
+  {
+    path: 'promotion_codes',
+    type: 'promotion_code',
+    listParams: ['active', 'code', 'coupon', 'created', 'customer', 'customer_account'],
+    filter: (params) => {
+      const active = flag(params, 'active');
+      return {
+        ref: text(params, 'code')?.toUpperCase(),
+        customer: text(params, 'customer'),
+        status: active === undefined ? undefined : [active ? 'active' : 'inactive'],
       };
     },
   },

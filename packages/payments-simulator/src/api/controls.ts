@@ -8,8 +8,9 @@ import { payCheckout } from '../checkout-flow.ts';
 import { within, type Outcome, type SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
 import { AUTOMATIC, type Trigger } from '../events.ts';
-import { cancelAtPeriodEnd, cancelNow } from '../subscription-changes.ts';
+import { cancelAtPeriodEnd, cancelNow, scheduleCancel } from '../subscription-changes.ts';
 import { failRenewal, renew, type Changed } from '../subscription-lifecycle.ts';
+import { endTrial } from '../trial-end.ts';
 import { triggerOf } from './request.ts';
 
 const CONTROL_WAIT_MS = 10_000;
@@ -20,9 +21,15 @@ export const SUBSCRIPTION_ACTIONS: Record<
 > = {
   renew: (ctx, id) => renew(ctx, id, AUTOMATIC),
   'fail-renewal': (ctx, id) => failRenewal(ctx, id, AUTOMATIC),
+  // The classic way (cancel_at_period_end), as Stripe's Dashboard and the API's flag still do.
   'cancel-at-period-end': (ctx, id, trigger) => cancelAtPeriodEnd(ctx, id, true, trigger),
+  // The flexible billing mode's way (cancel_at alone), as Stripe's portal does.
+  'schedule-cancel': (ctx, id, trigger) => scheduleCancel(ctx, id, trigger),
+  // Withdraws a cancellation scheduled either way.
   'resume-at-period-end': (ctx, id, trigger) => cancelAtPeriodEnd(ctx, id, false, trigger),
   'cancel-now': (ctx, id, trigger) => cancelNow(ctx, id, trigger),
+  'end-trial': (ctx, id, trigger) => endTrial(ctx, id, trigger),
+  'end-trial-with-card': (ctx, id, trigger) => endTrial(ctx, id, trigger, { withCard: true }),
 };
 
 /** The outcome's events with their delivery state after the wait. */

@@ -1,12 +1,32 @@
 // The parameters of POST /v1/checkout/sessions, checked as Stripe checks them. The simulator
-// sells subscriptions: mode=subscription with one line item naming a recurring price by id.
-// Stripe parameters it does not model (locale, allow_promotion_codes, ...) are accepted and
-// ignored; ones whose effect it cannot honour (trials, inline price_data) are refused by name.
+// sells subscriptions: mode=subscription with one line item naming a recurring price by id, with
+// the offers Stripe's Checkout has: a trial (subscription_data[trial_period_days] or [trial_end],
+// [trial_settings]), payment_method_collection, allow_promotion_codes or one discount, automatic
+// tax with customer_update and tax_id_collection. Stripe parameters it does not model (locale, ...)
+// are accepted and ignored; ones whose effect it cannot honour (inline price_data) are refused.
 import type Stripe from 'stripe';
 import { invalidParam } from '../errors.ts';
 import type { FormObject } from '../form.ts';
-import type { NewSession } from '../objects/checkout.ts';
-import { allowOnly, array, hash, mergeMetadata, metadata, oneOf, text, whole } from '../params.ts';
+import type { NewSession, SubscriptionData } from '../objects/checkout.ts';
+import { percentOff } from '../objects/offers.ts';
+import {
+  customerUpdate,
+  discount,
+  enabled,
+  missingPaymentMethod,
+  trialDays,
+} from './offer-params.ts';
+import {
+  allowOnly,
+  array,
+  flag,
+  hash,
+  mergeMetadata,
+  metadata,
+  oneOf,
+  text,
+  whole,
+} from '../params.ts';
 import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
 
@@ -76,6 +96,7 @@ const LINE_ITEM_PARAMS = [
 const SUBSCRIPTION_DATA_PARAMS = [
   'application_fee_percent',
   'billing_cycle_anchor',
+  'billing_cycle_anchor_config',
   'billing_mode',
   'default_tax_rates',
   'description',
@@ -143,18 +164,35 @@ async function lineItem(
   return { price, quantity };
 }
 
-function subscriptionData(params: FormObject): NewSession['subscriptionData'] {
+function subscriptionData(params: FormObject, now: number): SubscriptionData {
   const data = hash(params, 'subscription_data');
   if (data === undefined) return { metadata: {}, description: null };
   allowOnly(data, SUBSCRIPTION_DATA_PARAMS, 'subscription_data');
-  for (const name of ['trial_end', 'trial_period_days', 'trial_settings']) {
-    if (data[name] !== undefined)
-      throw unsupported(`subscription_data[${name}]`, 'trials are not simulated');
-  }
+  const days = trialDays(data, 'subscription_data[trial_period_days]');
+  const end =
+    whole(
+      data,
+      'trial_end',
+      { min: 0, max: Number.MAX_SAFE_INTEGER },
+      'subscription_data[trial_end]',
+    ) ?? null;
+  if (days !== null && end !== null)
+    throw invalidParam(
+      'You may only specify one of these parameters: subscription_data[trial_end], subscription_data[trial_period_days].',
+      'subscription_data[trial_end]',
+    );
+  if (end !== null && end < now + 48 * 3_600)
+    throw invalidParam(
+      '`subscription_data[trial_end]` must be at least 48 hours in the future.',
+      'subscription_data[trial_end]',
+    );
   return {
     metadata: mergeMetadata({}, metadata(data, 'metadata', 'subscription_data[metadata]')),
     description:
       text(data, 'description', { max: 500, param: 'subscription_data[description]' }) ?? null,
+    trial_period_days: days,
+    trial_end: end,
+    missing_payment_method: missingPaymentMethod(data, 'subscription_data'),
   };
 }
 
@@ -178,7 +216,10 @@ export async function readSessionParams(
       'You may only specify one of these parameters: customer, customer_email.',
       'customer_email',
     );
-  if (customer !== undefined) await docs.require('customer', customer, { param: 'customer' });
+  const customerDoc =
+    customer === undefined
+      ? null
+      : (await docs.require<Stripe.Customer>('customer', customer, { param: 'customer' })).data;
 
   const now = nowSeconds();
   const expiresAt = whole(params, 'expires_at', { min: 0, max: Number.MAX_SAFE_INTEGER });
@@ -189,6 +230,37 @@ export async function readSessionParams(
     );
   }
   const { price, quantity } = await lineItem(docs, params);
+  const subscriptionDataParams = subscriptionData(params, now);
+  const paymentMethodCollection =
+    oneOf(params, 'payment_method_collection', ['always', 'if_required'] as const) ?? 'always';
+  const allowPromotionCodes = flag(params, 'allow_promotion_codes') ?? false;
+  const sessionDiscount = await discount(docs, params);
+  if (allowPromotionCodes && sessionDiscount !== null)
+    throw invalidParam(
+      'You may only specify one of these parameters: allow_promotion_codes, discounts.',
+      'allow_promotion_codes',
+    );
+  const update = customerUpdate(params, customer);
+  const automaticTax = enabled(params, 'automatic_tax', ['liability']);
+  const taxIdCollection = enabled(params, 'tax_id_collection', ['required']);
+  const addressKnown = customerDoc?.address != null;
+  // Stripe's own rules: tax needs an address it may read or write, tax ids the customer's name.
+  if (
+    automaticTax &&
+    customerDoc !== null &&
+    !addressKnown &&
+    update?.address !== 'auto' &&
+    update?.shipping !== 'auto'
+  )
+    throw invalidParam(
+      "Automatic tax calculation in Checkout requires a valid address on the Customer. Add a valid address to the Customer or set either `customer_update[address]` to 'auto' or `customer_update[shipping]` to 'auto' to save the address entered in Checkout to the Customer.",
+      'automatic_tax[enabled]',
+    );
+  if (taxIdCollection && customerDoc !== null && update?.name !== 'auto')
+    throw invalidParam(
+      "tax_id_collection requires updating business name on the customer. To enable tax id collection for an existing customer, please set `customer_update[name]` to 'auto'.",
+      'tax_id_collection[enabled]',
+    );
   return {
     customer: customer ?? null,
     customerEmail: customerEmail ?? null,
@@ -198,7 +270,15 @@ export async function readSessionParams(
     successUrl: url(params, 'success_url'),
     cancelUrl: url(params, 'cancel_url'),
     metadata: mergeMetadata({}, metadata(params)),
-    subscriptionData: subscriptionData(params),
+    subscriptionData: subscriptionDataParams,
+    paymentMethodCollection,
+    allowPromotionCodes,
+    discount: sessionDiscount,
+    percentOff: sessionDiscount === null ? 0 : await percentOff(docs, sessionDiscount.coupon),
+    automaticTax,
+    addressKnown,
+    customerUpdate: update,
+    taxIdCollection,
     expiresAt,
   };
 }

@@ -1,15 +1,24 @@
-// /v1/subscriptions: retrieve, list (by customer and status; canceled ones only when asked),
-// update (cancel_at_period_end, metadata, description, cancellation_details; emits
-// customer.subscription.updated when something changed) and DELETE, which cancels now
+// /v1/subscriptions: create (subscription-create.ts), retrieve, list (by customer and status;
+// canceled ones only when asked), update (cancel_at, the flexible billing mode's way, or the
+// deprecated cancel_at_period_end; trial_end=now; metadata, description, cancellation_details;
+// emits customer.subscription.updated when something changed) and DELETE, which cancels now
 // (customer.subscription.deleted).
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
 import { Expander } from '../expand.ts';
+import { itemOf } from '../objects/subscriptions.ts';
 import { allowOnly, expansions, flag, hash, mergeMetadata, metadata, text } from '../params.ts';
-import { cancelNow, changeSubscription, withCancelAtPeriodEnd } from '../subscription-changes.ts';
+import {
+  cancelNow,
+  changeSubscription,
+  withCancelAt,
+  withCancelAtPeriodEnd,
+} from '../subscription-changes.ts';
+import { endTrial } from '../trial-end.ts';
 import { listOf, pageOfParams, PAGE_PARAMS, paramsOf, triggerOf } from './request.ts';
+import { cancelAt, subscriptionCreateRoute } from './subscription-create.ts';
 
 type Subscription = Stripe.Subscription;
 
@@ -58,14 +67,15 @@ const UPDATE_PARAMS = [
   'trial_settings',
 ];
 const SIMULATED_UPDATES = [
+  'cancel_at',
   'cancel_at_period_end',
   'cancellation_details',
   'description',
   'expand',
   'metadata',
   'proration_behavior',
+  'trial_end',
 ];
-
 function statusFilter(value: string | undefined): string[] | undefined {
   if (value === 'all') return undefined;
   if (value === undefined)
@@ -82,6 +92,7 @@ function statusFilter(value: string | undefined): string[] | undefined {
 export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     const expander = new Expander(ctx.docs, () => ctx.baseUrl);
+    await app.register(subscriptionCreateRoute(ctx, expander));
 
     app.get<{ Params: { id: string } }>('/subscriptions/:id', async (request) => {
       const params = paramsOf(request);
@@ -124,10 +135,16 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
       const other = Object.keys(params).find((name) => !SIMULATED_UPDATES.includes(name));
       if (other !== undefined)
         throw invalidParam(
-          `The payments simulator does not support updating ${other}; it simulates cancel_at_period_end, cancellation_details, description and metadata.`,
+          `The payments simulator does not support updating ${other}; it simulates cancel_at, cancel_at_period_end, cancellation_details, description, metadata and trial_end=now.`,
           other,
         );
       const cancelAtEnd = flag(params, 'cancel_at_period_end');
+      const trialEnd = text(params, 'trial_end');
+      if (trialEnd !== undefined && trialEnd !== 'now')
+        throw invalidParam(
+          'The payments simulator supports trial_end=now only: it ends the trial at once.',
+          'trial_end',
+        );
       const meta = metadata(params);
       const description = text(params, 'description', { max: 500 });
       const details = hash(params, 'cancellation_details');
@@ -154,10 +171,17 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
               feedback,
             } as Subscription['cancellation_details'];
           }
+          const end = cancelAt(params, () => itemOf(before).current_period_end);
+          if (end !== undefined) after = withCancelAt(after, end.at);
           if (cancelAtEnd !== undefined) after = withCancelAtPeriodEnd(after, cancelAtEnd);
           return after;
         },
       );
+      if (trialEnd === 'now')
+        return expander.expand(
+          (await endTrial(ctx, request.params.id, triggerOf(request))).value.subscription,
+          expansions(params),
+        );
       return expander.expand(value.subscription, expansions(params));
     });
 

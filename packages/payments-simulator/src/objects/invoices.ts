@@ -4,6 +4,7 @@
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
 import { decimal, tierTitle } from './catalog.ts';
+import { adjust, NO_ADJUSTMENTS, SIMULATED_TAX, type Adjustments } from './offers.ts';
 import { itemOf } from './subscriptions.ts';
 
 export interface NewInvoice {
@@ -15,6 +16,8 @@ export interface NewInvoice {
   number: string;
   /** The invoice's lines when not the item's whole period (see proration.ts). */
   lines?: (invoiceId: string) => Stripe.InvoiceLineItem[];
+  /** The subscription's discount and automatic tax (offers.ts); none when not given. */
+  adjustments?: Adjustments;
 }
 
 /** What a line bills when it is not the item's whole period at its price. */
@@ -80,11 +83,43 @@ export function lineOf(
   };
 }
 
+/** A line with its share of the discount (invoice-level, as a subscription's is) and its tax. */
+function adjusted(line: Stripe.InvoiceLineItem, adjustments: Adjustments): Stripe.InvoiceLineItem {
+  const { discount, tax } = adjust(line.amount, adjustments);
+  const id = adjustments.discount?.id;
+  return {
+    ...line,
+    discount_amounts: id === undefined ? [] : [{ amount: discount, discount: id }],
+    discounts: id === undefined ? [] : [id],
+    taxes:
+      adjustments.taxPercent === null
+        ? []
+        : [
+            {
+              amount: tax,
+              tax_behavior: 'exclusive',
+              tax_rate_details: { tax_rate: SIMULATED_TAX.rate },
+              taxability_reason: 'standard_rated',
+              taxable_amount: Math.max(0, line.amount - discount),
+              type: 'tax_rate_details',
+            },
+          ],
+  };
+}
+
+const sum = (amounts: number[]): number => amounts.reduce((total, each) => total + each, 0);
+
 export function buildInvoice(input: NewInvoice): Stripe.Invoice {
   const id = newId('in_');
-  const lines = input.lines?.(id) ?? [lineOf(id, input.subscription)];
+  const adjustments = input.adjustments ?? NO_ADJUSTMENTS;
+  const lines = (input.lines?.(id) ?? [lineOf(id, input.subscription)]).map((each) =>
+    adjusted(each, adjustments),
+  );
   const line = lines[0]!;
-  const total = lines.reduce((sum, each) => sum + each.amount, 0);
+  const subtotal = sum(lines.map((each) => each.amount));
+  const discount = sum(lines.flatMap((each) => (each.discount_amounts ?? []).map((d) => d.amount)));
+  const tax = sum(lines.flatMap((each) => (each.taxes ?? []).map((t) => t.amount)));
+  const total = subtotal - discount + tax;
   // A credit (a switch to a cheaper plan) is not charged: nothing is due.
   const due = Math.max(0, total);
   return {
@@ -102,13 +137,16 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     attempt_count: 1,
     attempted: true,
     auto_advance: !input.paid,
-    automatic_tax: {
-      disabled_reason: null,
-      enabled: false,
-      liability: null,
-      provider: null,
-      status: null,
-    },
+    automatic_tax:
+      adjustments.taxPercent === null
+        ? { disabled_reason: null, enabled: false, liability: null, provider: null, status: null }
+        : {
+            disabled_reason: null,
+            enabled: true,
+            liability: { type: 'self' },
+            provider: 'stripe',
+            status: 'complete',
+          },
     automatically_finalizes_at: null,
     billing_reason: input.reason,
     collection_method: 'charge_automatically',
@@ -130,7 +168,7 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     default_source: null,
     default_tax_rates: [],
     description: null,
-    discounts: [],
+    discounts: adjustments.discount === null ? [] : [adjustments.discount.id],
     due_date: null,
     effective_at: input.at,
     ending_balance: 0,
@@ -177,14 +215,29 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
       paid_at: input.paid ? input.at : null,
       voided_at: null,
     },
-    subtotal: total,
-    subtotal_excluding_tax: total,
+    subtotal,
+    subtotal_excluding_tax: subtotal,
     test_clock: null,
     total,
-    total_discount_amounts: [],
-    total_excluding_tax: total,
+    total_discount_amounts:
+      adjustments.discount === null
+        ? []
+        : [{ amount: discount, discount: adjustments.discount.id }],
+    total_excluding_tax: subtotal - discount,
     total_pretax_credit_amounts: [],
-    total_taxes: [],
+    total_taxes:
+      adjustments.taxPercent === null
+        ? []
+        : [
+            {
+              amount: tax,
+              tax_behavior: 'exclusive',
+              tax_rate_details: { tax_rate: SIMULATED_TAX.rate },
+              taxability_reason: 'standard_rated',
+              taxable_amount: subtotal - discount,
+              type: 'tax_rate_details',
+            },
+          ],
     webhooks_delivered_at: input.at,
   };
 }

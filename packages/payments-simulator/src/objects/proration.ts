@@ -5,6 +5,7 @@
 import type Stripe from 'stripe';
 import { tierTitle } from './catalog.ts';
 import { buildInvoice, lineOf } from './invoices.ts';
+import type { Adjustments } from './offers.ts';
 import { itemOf } from './subscriptions.ts';
 
 const titleOf = (price: Stripe.Price): string =>
@@ -18,6 +19,8 @@ export interface PlanSwitch {
   at: number;
   /** The invoice's number in the customer's sequence. */
   number: string;
+  /** The subscription's discount and tax. */
+  adjustments?: Adjustments;
 }
 
 export function buildProrationInvoice({
@@ -26,6 +29,7 @@ export function buildProrationInvoice({
   customer,
   at,
   number,
+  adjustments,
 }: PlanSwitch): Stripe.Invoice {
   const { current_period_start: start, current_period_end: end, quantity = 1 } = itemOf(before);
   const left = end > start ? Math.max(0, end - at) / (end - start) : 0;
@@ -41,6 +45,7 @@ export function buildProrationInvoice({
     paid: true,
     at,
     number,
+    adjustments,
     lines: (invoiceId) => [
       lineOf(invoiceId, before, {
         price: from,

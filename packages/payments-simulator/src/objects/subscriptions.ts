@@ -11,11 +11,34 @@ export interface NewSubscription {
   metadata: Stripe.Metadata;
   description: string | null;
   start: number;
+  /** The first period's end; with a trial, the trial's end. */
   periodEnd: number;
+  /** When its trial ends; null or absent: no trial. */
+  trialEnd?: number | null;
+  /** What the trial's end does without a payment method (Stripe's default: create_invoice). */
+  missingPaymentMethod?: Stripe.Subscription.TrialSettings.EndBehavior.MissingPaymentMethod;
+  /** The payment method it charges; absent: a card collected at checkout; null: none. */
+  paymentMethod?: string | null;
+  /** The id of its discount (offers.ts), if a code or coupon was redeemed. */
+  discount?: string | null;
+  automaticTax?: boolean;
+  /** Without a trial: active, or incomplete while its first invoice is unpaid. */
+  status?: 'active' | 'incomplete';
+}
+
+/**
+ * When the subscription is scheduled to end: `cancel_at` (the flexible billing mode's way, and
+ * also set with the classic cancel_at_period_end), else the period's end with
+ * cancel_at_period_end; null when it is not.
+ */
+export function scheduledEnd(subscription: Stripe.Subscription): number | null {
+  if (subscription.cancel_at !== null) return subscription.cancel_at;
+  return subscription.cancel_at_period_end ? itemOf(subscription).current_period_end : null;
 }
 
 export function buildSubscription(input: NewSubscription): Stripe.Subscription {
   const id = newId('sub_');
+  const trialEnd = input.trialEnd ?? null;
   const item: Stripe.SubscriptionItem = {
     id: newId('si_', 14),
     object: 'subscription_item',
@@ -37,8 +60,10 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     object: 'subscription',
     application: null,
     application_fee_percent: null,
-    automatic_tax: { disabled_reason: null, enabled: false, liability: null },
-    billing_cycle_anchor: input.start,
+    automatic_tax: input.automaticTax
+      ? { disabled_reason: null, enabled: true, liability: { type: 'self' } }
+      : { disabled_reason: null, enabled: false, liability: null },
+    billing_cycle_anchor: trialEnd ?? input.start,
     billing_cycle_anchor_config: null,
     billing_mode: {
       flexible: { proration_discounts: 'included' },
@@ -57,11 +82,11 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     customer: input.customer,
     customer_account: null,
     days_until_due: null,
-    default_payment_method: newId('pm_'),
+    default_payment_method: input.paymentMethod === undefined ? newId('pm_') : input.paymentMethod,
     default_source: null,
     default_tax_rates: [],
     description: input.description,
-    discounts: [],
+    discounts: input.discount ? [input.discount] : [],
     ended_at: null,
     invoice_settings: {
       account_tax_ids: null,
@@ -93,14 +118,17 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     pending_update: null,
     schedule: null,
     start_date: input.start,
-    status: 'active',
+    status: trialEnd === null ? (input.status ?? 'active') : 'trialing',
     test_clock: null,
     transfer_data: null,
-    trial_end: null,
+    trial_end: trialEnd,
     trial_settings: {
-      end_behavior: { billing_cycle_anchor: null, missing_payment_method: 'create_invoice' },
+      end_behavior: {
+        billing_cycle_anchor: null,
+        missing_payment_method: input.missingPaymentMethod ?? 'create_invoice',
+      },
     },
-    trial_start: null,
+    trial_start: trialEnd === null ? null : input.start,
   };
 }
 

@@ -1,14 +1,19 @@
-// The hosted checkout page: what is bought and for how much a month, a Pay button and a way back.
-// Pay creates the subscription and its paid invoice, sends the webhooks (waiting briefly for them,
-// so the merchant's success page already sees the upgrade) and 303s to success_url with
+// The hosted checkout page (checkout-view.ts): what is bought and for how much a month, with the
+// session's offers (a trial, a promotion code field, tax), a Pay button and a way back. A code typed
+// in is applied to the session (checkout-promotion.ts) and the page shown again. Pay creates the
+// subscription and its paid invoice, sends the webhooks (waiting briefly for them, so the
+// merchant's success page already sees the upgrade) and 303s to success_url with
 // {CHECKOUT_SESSION_ID} filled in. Cancel 303s to cancel_url; the session stays open, as on Stripe.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type Stripe from 'stripe';
 import { currentSession, payCheckout } from '../checkout-flow.ts';
+import { applyPromotionCode } from '../checkout-promotion.ts';
 import { within, type SimContext } from '../context.ts';
 import type { FormObject } from '../form.ts';
 import type { SessionExtra } from '../objects/checkout.ts';
-import { crossSite, dateOf, header, html, money, sendPage, type Html } from './layout.ts';
+import { nowSeconds } from '../time.ts';
+import { renderCheckout } from './checkout-view.ts';
+import { crossSite, header, html, sendPage } from './layout.ts';
 
 const PAY_WAIT_MS = 5_000;
 type Session = Stripe.Checkout.Session;
@@ -37,47 +42,74 @@ function notFound(reply: FastifyReply): FastifyReply {
 
 export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
-    app.get<{ Params: { id: string } }>('/checkout/:id', async (request, reply) => {
-      const stored = await currentSession(ctx, request.params.id);
-      if (stored === null) return notFound(reply);
-      const session = stored.data;
-      if (session.status !== 'open') return statusPage(reply, session);
-      const line = (stored.extra as unknown as SessionExtra).line_items[0]!;
-      const price = (await ctx.docs.require<Stripe.Price>('price', line.price)).data;
-      const product = (await ctx.docs.get<Stripe.Product>('product', String(price.product)))?.data;
-      const customer =
-        typeof session.customer === 'string'
-          ? (await ctx.docs.get<Stripe.Customer>('customer', session.customer))?.data
-          : undefined;
-      const email = customer?.email ?? session.customer_email;
-      const emailField: Html = email
-        ? html`<div class="field">${email}</div>`
-        : html`<input type="email" name="email" placeholder="you@example.com" autocomplete="email">`;
-      const body = html`<main class="checkout">
-        <section>
-          <p class="muted small"><span class="badge test">TEST MODE</span> Payments Simulator</p>
-          <p class="muted">Subscribe to ${product?.name ?? price.id}</p>
-          <div class="price">${money(price.unit_amount, price.currency)}<span class="muted small" style="font-weight:400"> per month</span></div>
-          ${line.quantity > 1 ? html`<p>Quantity ${line.quantity} · ${money(session.amount_total, session.currency)} per month in total</p>` : ''}
-          <p class="muted small">${product?.description ?? ''}</p>
-        </section>
-        <section class="card">
-          <form method="post" action="/checkout/${session.id}/pay">
-            <label class="small muted">Email</label>${emailField}
-            <label class="small muted">Card</label><div class="field">4242 4242 4242 4242 · 12/34 · 123 <span class="muted small">(simulated, no money moves)</span></div>
-            <button class="primary" type="submit">Pay ${money(session.amount_total, session.currency)} and subscribe</button>
-          </form>
-          <form method="post" action="/checkout/${session.id}/cancel" style="margin-top:14px;text-align:center">
-            <button class="link" type="submit">Cancel and return</button>
-          </form>
-          <p class="muted small" style="margin-top:18px">Session <code>${session.id}</code>, open until ${dateOf(session.expires_at)}.</p>
-        </section>
-      </main>`;
-      return sendPage(reply, 200, {
-        title: `Subscribe to ${product?.name ?? price.id}`,
-        body,
-        formTargets: [session.success_url, session.cancel_url],
-      });
+    app.get<{ Params: { id: string }; Querystring: { notice?: string } }>(
+      '/checkout/:id',
+      async (request, reply) => {
+        const stored = await currentSession(ctx, request.params.id);
+        if (stored === null) return notFound(reply);
+        const session = stored.data;
+        if (session.status !== 'open') return statusPage(reply, session);
+        const extra = stored.extra as unknown as SessionExtra;
+        const line = extra.line_items[0]!;
+        const price = (await ctx.docs.require<Stripe.Price>('price', line.price)).data;
+        const product = (await ctx.docs.get<Stripe.Product>('product', String(price.product)))
+          ?.data;
+        const customer =
+          typeof session.customer === 'string'
+            ? (await ctx.docs.get<Stripe.Customer>('customer', session.customer))?.data
+            : undefined;
+        const [discount] = session.discounts ?? [];
+        const code =
+          typeof discount?.promotion_code === 'string'
+            ? ((await ctx.docs.get<Stripe.PromotionCode>('promotion_code', discount.promotion_code))
+                ?.data ?? null)
+            : null;
+        const coupon =
+          discount?.coupon == null
+            ? null
+            : ((await ctx.docs.get<Stripe.Coupon>('coupon', String(discount.coupon)))?.data ??
+              null);
+        const body = renderCheckout({
+          session,
+          extra,
+          price,
+          product: product ?? null,
+          email: customer?.email ?? session.customer_email,
+          code,
+          coupon,
+          notice: ctx.notices.read(request.query.notice),
+          now: nowSeconds(),
+        });
+        return sendPage(reply, 200, {
+          title: `Subscribe to ${product?.name ?? price.id}`,
+          body,
+          formTargets: [session.success_url, session.cancel_url],
+        });
+      },
+    );
+
+    app.post<{ Params: { id: string } }>('/checkout/:id/promotion-code', async (request, reply) => {
+      if (crossSite(request))
+        return sendPage(reply, 403, {
+          title: 'Forbidden',
+          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
+        });
+      const form = (request.body ?? {}) as FormObject;
+      const typed = typeof form.code === 'string' ? form.code.trim() : '';
+      if ((await ctx.docs.get('checkout.session', request.params.id)) === null)
+        return notFound(reply);
+      const remove = form.remove !== undefined;
+      if (!remove && typed === '') return reply.redirect(`/checkout/${request.params.id}`, 303);
+      const { value } = await applyPromotionCode(ctx, request.params.id, remove ? null : typed);
+      const notice = remove
+        ? 'The promotion code was removed.'
+        : value.applied
+          ? `Code ${typed.toUpperCase()} applied.`
+          : 'This code is invalid.';
+      return reply.redirect(
+        `/checkout/${request.params.id}?notice=${ctx.notices.post(notice)}`,
+        303,
+      );
     });
 
     app.post<{ Params: { id: string } }>('/checkout/:id/pay', async (request, reply) => {

@@ -1,5 +1,6 @@
 // GET /: the simulator's dashboard for a person: where webhooks go, subscriptions with buttons for
-// what would otherwise take a month (renew, fail renewal, cancel at period end, cancel now),
+// what would otherwise take a month (renew, fail renewal, cancel at period end, cancel now; on a
+// trial, end it now, with the card on file, without a payment method, or adding a card first),
 // open checkouts, customers, and recent events with what the service answered to each and a
 // Resend button (same event id, as `stripe events resend`); the drift controls (drift-panel.ts)
 // change subscriptions without events. Notices say what happened in words.
@@ -9,7 +10,7 @@ import { eventsReport, SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
 import type { SimContext } from '../context.ts';
 import { StripeApiError } from '../errors.ts';
 import { AUTOMATIC } from '../events.ts';
-import { itemOf } from '../objects/subscriptions.ts';
+import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import { ENDED } from '../subscription-lifecycle.ts';
 import { crossSite, dateOf, header, html, money, sendPage, type Html } from './layout.ts';
 import { driftButtonsFor, driftSection } from './drift-panel.ts';
@@ -29,10 +30,17 @@ interface EventLine {
 const button = (path: string, label: string, style = ''): Html =>
   html`<form class="inline" method="post" action="${path}"><button type="submit" class="${style}">${label}</button></form> `;
 
-function actionsFor(s: Stripe.Subscription): Html {
+/** `hasCard`: the subscription or its customer has a payment method to charge. */
+function actionsFor(s: Stripe.Subscription, hasCard: boolean): Html {
   const path = (action: string) => `/dashboard/subscriptions/${s.id}/${action}`;
   if (ENDED.includes(s.status)) return html`<span class="muted">—</span>`;
-  if (s.cancel_at_period_end) {
+  if (s.status === 'trialing') {
+    const end = hasCard
+      ? button(path('end-trial'), 'End trial now (charges the card)')
+      : html`${button(path('end-trial'), 'End trial without a payment method')}${button(path('end-trial-with-card'), 'Add a card and end trial')}`;
+    return html`${end}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
+  }
+  if (scheduledEnd(s) !== null) {
     return html`${button(path('renew'), 'End period')}${button(path('resume-at-period-end'), 'Keep subscription')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
   }
   const pastDue = s.status === 'past_due';
@@ -66,7 +74,12 @@ function statusOf(s: Stripe.Subscription): Html {
   const badge = html`<span class="badge ${s.status}">${s.status.replace('_', ' ')}</span>`;
   if (ENDED.includes(s.status))
     return html`${badge}<br><span class="muted small">ended ${dateOf(s.ended_at)}</span>`;
-  return html`${badge}${s.cancel_at_period_end ? html`<br><span class="muted small">cancels at period end</span>` : ''}`;
+  const cancels = scheduledEnd(s);
+  if (cancels !== null)
+    return html`${badge}<br><span class="muted small">cancels ${dateOf(cancels)}${s.cancel_at_period_end ? ' (at period end)' : ' (cancel_at)'}</span>`;
+  if (s.status === 'trialing')
+    return html`${badge}<br><span class="muted small">trial ends ${dateOf(s.trial_end)}${s.default_payment_method === null ? ', no payment method' : ''}</span>`;
+  return badge;
 }
 
 export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
@@ -93,6 +106,9 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
       ).data.map((r) => r.data);
       const emailOf = new Map(customers.map((c) => [c.id, c.email ?? c.id]));
+      const customerCard = new Map(
+        customers.map((c) => [c.id, c.invoice_settings?.default_payment_method != null]),
+      );
       const target = ctx.webhookUrl();
       const notice = ctx.notices.read(request.query.notice);
       const body = html`<main>
@@ -106,7 +122,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
           return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
             <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
             <td>${statusOf(s)}</td>
-            <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s)}${driftButtonsFor(s, prices)}</td></tr>`;
+            <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s, s.default_payment_method !== null || customerCard.get(String(s.customer)) === true)}${driftButtonsFor(s, prices)}</td></tr>`;
         })}
         ${subscriptions.length === 0 ? html`<tr><td colspan="6" class="muted">None yet: pay a checkout session to create one.</td></tr>` : ''}</table>
         <h2>Open checkout sessions</h2>

@@ -55,7 +55,7 @@ main{max-width:960px;margin:0 auto;padding:32px 20px}h1{font-size:22px;margin:0 
 .canceled,.expired,.failed{background:#ffe7f2;color:#b3093c}.card{background:#fff;border:1px solid #e3e8ee;border-radius:8px;padding:24px;box-shadow:0 2px 5px rgba(60,66,87,.08)}
 .checkout{display:grid;grid-template-columns:1fr 1fr;gap:32px;max-width:880px;margin:40px auto}@media(max-width:720px){.checkout{grid-template-columns:1fr}}
 .price{font-size:36px;font-weight:700}.field{border:1px solid #e3e8ee;border-radius:6px;padding:10px 12px;margin:6px 0 14px;background:#fafbfc}
-input[type=email]{width:100%;font:inherit;border:1px solid #cfd7df;border-radius:6px;padding:10px 12px;margin:6px 0 14px}
+input[type=email],input[type=text]{width:100%;font:inherit;border:1px solid #cfd7df;border-radius:6px;padding:10px 12px;margin:6px 0 14px}
 button{font:inherit;cursor:pointer;border-radius:6px;border:1px solid #cfd7df;background:#fff;padding:6px 12px}button.primary{width:100%;background:#635bff;border-color:#635bff;color:#fff;font-weight:600;padding:12px}
 button.link{border:0;background:none;color:#635bff;padding:0}td button{font-size:12px;padding:3px 8px;margin:2px 0}button.danger{color:#b3093c}form.inline{display:inline}
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #e3e8ee;border-radius:8px}th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #eef1f4;font-size:13px;vertical-align:top}

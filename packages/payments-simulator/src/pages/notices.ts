@@ -2,7 +2,7 @@
 // for the dashboard's and the portal's notices, rather than internal action names and statuses.
 import type Stripe from 'stripe';
 import type { Changed } from '../subscription-lifecycle.ts';
-import { itemOf } from '../objects/subscriptions.ts';
+import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import { tierTitle } from '../objects/catalog.ts';
 import { dateOf, money } from './layout.ts';
 
@@ -22,15 +22,34 @@ export function describeChange(action: string, { subscription, invoice }: Change
     case 'fail-renewal':
       return `The renewal payment of ${money(invoice?.amount_due ?? 0, invoice?.currency ?? null)} failed: the subscription is past due. The provider retries the payment; what the customer keeps meanwhile is the app's choice (often the paid tier, for a grace period).`;
     case 'cancel-at-period-end':
-      return `The subscription will be canceled at the end of the period, on ${periodEnd}.`;
+    case 'schedule-cancel':
+      return `The subscription will be canceled at the end of the period, on ${dateOf(scheduledEnd(subscription) ?? itemOf(subscription).current_period_end)}.`;
+    case 'end-trial':
+    case 'end-trial-with-card':
+      return trialEnded(subscription, invoice);
     case 'resume-at-period-end':
       return `The cancellation was withdrawn: the subscription renews as usual on ${periodEnd}.`;
     case 'cancel-now':
       return 'The subscription is canceled, as of now.';
     case 'switch':
+      if (invoice === null)
+        return `Switched to ${planOf(subscription)}; nothing is invoiced during the trial.`;
       return `Switched to ${planOf(subscription)}; the prorated ${invoice && invoice.total < 0 ? 'credit' : 'difference'} of ${money(Math.abs(invoice?.total ?? 0), invoice?.currency ?? null)} was invoiced.`;
     default:
       return `Done: the subscription is ${subscription.status}.`;
+  }
+}
+
+function trialEnded(subscription: Stripe.Subscription, invoice: Stripe.Invoice | null): string {
+  switch (subscription.status) {
+    case 'active':
+      return `The trial ended and the first payment of ${money(invoice?.amount_paid ?? 0, invoice?.currency ?? null)} succeeded: the subscription is active until ${dateOf(itemOf(subscription).current_period_end)}.`;
+    case 'canceled':
+      return 'The trial ended without a payment method: the subscription is canceled, as its trial settings say.';
+    case 'paused':
+      return 'The trial ended without a payment method: the subscription is paused until one is added.';
+    default:
+      return `The trial ended without a payment method: the invoice of ${money(invoice?.amount_due ?? 0, invoice?.currency ?? null)} is unpaid and the subscription is ${subscription.status.replace('_', ' ')}.`;
   }
 }
 

@@ -11,7 +11,7 @@ import type { Outcome, SimContext } from '../context.ts';
 import { StripeApiError } from '../errors.ts';
 import { AUTOMATIC } from '../events.ts';
 import type { FormObject } from '../form.ts';
-import { switchPrice } from '../subscription-changes.ts';
+import { scheduleCancel, switchPrice } from '../subscription-changes.ts';
 import { ENDED, type Changed } from '../subscription-lifecycle.ts';
 import { nowSeconds } from '../time.ts';
 import { crossSite, header, html, sendPage } from './layout.ts';
@@ -86,7 +86,7 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
           subscriptions,
           prices,
           invoices,
-          card: await cardLabel(ctx, customer),
+          card: await cardLabel(ctx, customer, subscriptions),
           notice,
         };
         return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
@@ -118,10 +118,13 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
             )?.data;
             if (!ACTIONS.includes(action) || subscription?.customer !== session.customer)
               return gone(reply, 404, 'No such subscription or action for this customer.', session);
+            // "Cancel at period end" the way Stripe's portal does for the pinned API version.
             const outcome: Outcome<Changed> =
               action === 'switch'
                 ? await switchPrice(ctx, subscription.id, field('price'), AUTOMATIC)
-                : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription.id, AUTOMATIC);
+                : action === 'cancel-at-period-end'
+                  ? await scheduleCancel(ctx, subscription.id, AUTOMATIC)
+                  : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription.id, AUTOMATIC);
             notice = `${describeChange(action, outcome.value)} ${describeEvents(await eventsReport(ctx, outcome, CLICK_WAIT_MS))}`;
           }
         } catch (error) {

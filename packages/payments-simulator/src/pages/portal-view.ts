@@ -5,7 +5,7 @@
 import type Stripe from 'stripe';
 import { TEST_CARDS } from '../card-update.ts';
 import { tierTitle } from '../objects/catalog.ts';
-import { itemOf } from '../objects/subscriptions.ts';
+import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import { dateOf, html, money, type Html } from './layout.ts';
 
 export interface PortalView {
@@ -40,12 +40,17 @@ function subscriptionCard(view: PortalView, subscription: Stripe.Subscription): 
   const { price, current_period_end: end } = itemOf(subscription);
   const id = view.session.id;
   const sub = { subscription: subscription.id };
-  const renewal = subscription.cancel_at_period_end
-    ? html`<span class="badge canceled">Cancels ${dateOf(end)}</span>`
-    : html`<span class="muted small">Renews ${dateOf(end)}</span>`;
-  const buttons = subscription.cancel_at_period_end
-    ? html`${button(id, { action: 'resume-at-period-end', label: 'Renew subscription', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`
-    : html`${view.prices.filter((p) => p.id !== price.id).map((p) => button(id, { action: 'switch', label: `Switch to ${planName(p)} (${money(p.unit_amount, p.currency)}/month)`, fields: { ...sub, price: p.id } }))}
+  const cancels = scheduledEnd(subscription);
+  const renewal =
+    cancels !== null
+      ? html`<span class="badge canceled">Cancels ${dateOf(cancels)}</span>`
+      : subscription.status === 'trialing'
+        ? html`<span class="muted small">Trial ends ${dateOf(subscription.trial_end)}</span>`
+        : html`<span class="muted small">Renews ${dateOf(end)}</span>`;
+  const buttons =
+    cancels !== null
+      ? html`${button(id, { action: 'resume-at-period-end', label: 'Renew subscription', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`
+      : html`${view.prices.filter((p) => p.id !== price.id).map((p) => button(id, { action: 'switch', label: `Switch to ${planName(p)} (${money(p.unit_amount, p.currency)}/month)`, fields: { ...sub, price: p.id } }))}
         ${button(id, { action: 'cancel-at-period-end', label: 'Cancel at period end', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`;
   return html`<div class="card subscription" data-subscription="${subscription.id}" style="margin-bottom:14px">
     <h2 style="margin-top:0"><span class="plan">${planName(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>

@@ -10,6 +10,7 @@ interface Row {
   price_id: string;
   success_url: string;
   cancel_url: string;
+  trial_days: number | null;
   expires_at: Date;
 }
 
@@ -20,6 +21,7 @@ const toRecord = (row: Row): CheckoutSessionRecord => ({
   priceId: row.price_id,
   successUrl: row.success_url,
   cancelUrl: row.cancel_url,
+  trialDays: row.trial_days,
   expiresAt: row.expires_at,
 });
 
@@ -41,9 +43,9 @@ export function checkoutSessionsRepository(db: SqlClient): CheckoutSessionsRepos
     },
     async insert(s) {
       await db.query(
-        `INSERT INTO checkout_sessions (id, user_id, url, price_id, success_url, cancel_url, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
-        [s.id, s.userId, s.url, s.priceId, s.successUrl, s.cancelUrl, s.expiresAt],
+        `INSERT INTO checkout_sessions (id, user_id, url, price_id, success_url, cancel_url, expires_at, trial_days)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+        [s.id, s.userId, s.url, s.priceId, s.successUrl, s.cancelUrl, s.expiresAt, s.trialDays],
       );
     },
     async userOf(sessionId) {

@@ -37,8 +37,8 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
     async insert(s) {
       const inserted = await db.query(
         `INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end, current_period_end,
-           payment_failed_at, created_at, as_of)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+           payment_failed_at, created_at, as_of, cancel_at, trial_end)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (id) DO NOTHING RETURNING 1`,
         [
           s.id,
@@ -51,6 +51,8 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
           s.paymentFailedAt,
           s.createdAt,
           s.asOf,
+          s.cancelAt,
+          s.trialEnd,
         ],
       );
       return inserted.length > 0;
@@ -58,7 +60,8 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
     async update(s) {
       await db.query(
         `UPDATE subscriptions SET user_id = $2, customer_id = $3, status = $4, price_id = $5, cancel_at_period_end = $6,
-           current_period_end = $7, payment_failed_at = $8, as_of = $9, revision = revision + 1, updated_at = now()
+           current_period_end = $7, payment_failed_at = $8, as_of = $9, cancel_at = $10, trial_end = $11,
+           revision = revision + 1, updated_at = now()
          WHERE id = $1`,
         [
           s.id,
@@ -70,6 +73,8 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
           s.currentPeriodEnd,
           s.paymentFailedAt,
           s.asOf,
+          s.cancelAt,
+          s.trialEnd,
         ],
       );
     },
@@ -80,12 +85,22 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
         `WITH applied AS (
            UPDATE subscriptions SET status = $3, price_id = $4, cancel_at_period_end = $5, current_period_end = $6,
              payment_failed_at = CASE WHEN $3 = 'past_due' THEN COALESCE(payment_failed_at, to_timestamp($7)) END,
-             as_of = $7, revision = revision + 1, updated_at = now()
+             as_of = $7, cancel_at = $8, trial_end = $9, revision = revision + 1, updated_at = now()
            WHERE id = $1 AND customer_id = $2 AND as_of < $7
            RETURNING as_of)
          SELECT true AS applied, as_of FROM applied
          UNION ALL SELECT false, as_of FROM subscriptions WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM applied)`,
-        [s.id, s.customerId, s.status, s.priceId, s.cancelAtPeriodEnd, s.currentPeriodEnd, created],
+        [
+          s.id,
+          s.customerId,
+          s.status,
+          s.priceId,
+          s.cancelAtPeriodEnd,
+          s.currentPeriodEnd,
+          created,
+          s.cancelAt,
+          s.trialEnd,
+        ],
       );
       if (row === undefined) return 'undecided';
       return row.applied ? 'applied' : Number(row.as_of) > created ? 'older' : 'undecided';

@@ -6,7 +6,8 @@ import { SUBSCRIPTION_COLUMNS, toUser, type UserRow } from './rows.ts';
 
 // The subscription that decides the tier: a live one first, then the newest.
 const WITH_SUBSCRIPTION = (users: string) => `
-  SELECT u.id, u.idp_id, u.email, u.plan, u.payments_customer_id, u.created_at, ${SUBSCRIPTION_COLUMNS}
+  SELECT u.id, u.idp_id, u.email, u.plan, u.payments_customer_id, u.created_at, u.first_subscription_at,
+    ${SUBSCRIPTION_COLUMNS}
   FROM ${users} u
   LEFT JOIN LATERAL (
     SELECT * FROM subscriptions

@@ -6,6 +6,7 @@ import type { ApplyContext, EventHandler, PrepareContext } from '../context.ts';
 import { checkoutSessionCompleted } from './checkout-session-completed.ts';
 import { customerSubscriptionChanged } from './customer-subscription.ts';
 import { invoiceSettled } from './invoice.ts';
+import { trialWillEnd } from './trial-will-end.ts';
 
 export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<HandledEvents[T]> } =
   {
@@ -13,6 +14,7 @@ export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<Ha
     'customer.subscription.created': customerSubscriptionChanged,
     'customer.subscription.updated': customerSubscriptionChanged,
     'customer.subscription.deleted': customerSubscriptionChanged,
+    'customer.subscription.trial_will_end': trialWillEnd,
     'invoice.paid': invoiceSettled,
     'invoice.payment_failed': invoiceSettled,
   };
