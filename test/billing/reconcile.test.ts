@@ -214,6 +214,27 @@ describe(`reconcile (${databaseLabel})`, () => {
     );
     assert.equal(await tierOf(t, 'rec-dry'), 'pro');
   });
+
+  test("a cancellation scheduled the portal's way (cancel_at alone) is repaired, and so is its withdrawal", async () => {
+    const id = await subscriber('rec-scheduled');
+    const cancelAt = async () =>
+      (
+        await t.composition.db.query<{ cancel_at: Date | null }>(
+          'SELECT cancel_at FROM subscriptions WHERE id = $1',
+          [id],
+        )
+      )[0]!.cancel_at;
+    await drift(t, `subscriptions/${id}/schedule-cancel`);
+    assert.equal(await cancelAt(), null, 'before: the scheduled cancellation is unknown');
+    const scheduled = await reconcile(deps());
+    assert.equal(scheduled.changes.find((c) => c.subscription.id === id)?.verdict, 'repaired');
+    assert.ok((await cancelAt()) instanceof Date, 'cancel_at stored');
+
+    await drift(t, `subscriptions/${id}/resume-at-period-end`);
+    const withdrawn = await reconcile(deps());
+    assert.equal(withdrawn.changes.find((c) => c.subscription.id === id)?.verdict, 'repaired');
+    assert.equal(await cancelAt(), null, 'cancel_at cleared');
+  });
 });
 
 describe(`reconcile with a throttling provider (${databaseLabel})`, () => {

@@ -34,9 +34,13 @@ export function sameTerms(read: ProviderSubscription | null, stored: Subscriptio
     read.status === stored.status &&
     read.priceId === stored.priceId &&
     read.cancelAtPeriodEnd === stored.cancelAtPeriodEnd &&
-    read.currentPeriodEnd?.getTime() === stored.currentPeriodEnd?.getTime()
+    sameTime(read.cancelAt, stored.cancelAt) &&
+    sameTime(read.currentPeriodEnd, stored.currentPeriodEnd) &&
+    sameTime(read.trialEnd, stored.trialEnd)
   );
 }
+
+const sameTime = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
 
 export class DeliveryReads {
   private readonly reads = new Map<
