@@ -1,8 +1,10 @@
 // The payment provider, as the domain needs it. Failures surface as
 // DomainError('payments_unavailable'), or DomainError('payments_throttled') when it asks us to slow
-// down (with `retryAfterSeconds` in the details when it says how long).
+// down (with `retryAfterSeconds` in the details when it says how long); an answer the adapter
+// cannot translate, as UnmappableAnswer (errors.ts).
 import type {
   NewCheckoutSession,
+  ObjectNotice,
   PaymentEvent,
   ProviderCheckoutSession,
   ProviderRead,
@@ -20,6 +22,11 @@ export interface PaymentsProvider {
   retrieveSubscription(id: string): Promise<ProviderRead<ProviderSubscription | null>>;
   /** Every subscription of the customer, in any status (ended ones included), newest first. */
   listSubscriptions(customerId: string): Promise<ProviderRead<ProviderSubscription[]>>;
+  /**
+   * A thin event completed with its object read now: the event its snapshot would be (an invoice's
+   * or a checkout session's), or an `unmappable` one when the provider does not know the object.
+   */
+  completeNotice(notice: ObjectNotice): Promise<PaymentEvent>;
   /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
   undeliveredEvents(): Promise<PaymentEvent[]>;
   /** The address of a hosted billing-portal session where the customer manages their subscriptions. */
