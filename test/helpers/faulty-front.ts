@@ -33,6 +33,9 @@ export interface SeenRequest {
   answered: number | null;
   /** `id` of the JSON object the server answered with, when the request reached it. */
   objectId: string | null;
+  /** performance.now() when it arrived, and when it was answered (null: not yet, or never). */
+  at: number;
+  answeredAt: number | null;
 }
 
 interface Rule {
@@ -125,10 +128,13 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       idempotencyKey: typeof key === 'string' ? key : null,
       answered: null,
       objectId: null,
+      at: performance.now(),
+      answeredAt: null,
     };
     requests.push(seen);
     const answer = (status: number, headers: Record<string, string>, text: string) => {
       seen.answered = status;
+      seen.answeredAt = performance.now();
       response.writeHead(status, headers).end(text);
     };
     const failure = JSON.stringify({ error: { type: 'api_error', message: 'Injected failure' } });
@@ -195,4 +201,17 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       }),
   };
   return front;
+}
+
+/** The most of `requests` that were in flight at the same moment (arrived, not yet answered). */
+export function mostInFlight(requests: readonly SeenRequest[]): number {
+  const edges = requests.flatMap((r) => [
+    [r.at, 1],
+    [r.answeredAt ?? Number.POSITIVE_INFINITY, -1],
+  ]);
+  edges.sort(([a, da], [b, db]) => a! - b! || da! - db!);
+  let now = 0;
+  let most = 0;
+  for (const [, delta] of edges) most = Math.max(most, (now += delta!));
+  return most;
 }
