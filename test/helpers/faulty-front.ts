@@ -36,6 +36,8 @@ export interface SeenRequest {
   /** performance.now() when it arrived, and when it was answered (null: not yet, or never). */
   at: number;
   answeredAt: number | null;
+  /** The server's answer as it came, when the front keeps answers (`keepAnswers`). */
+  answerText?: string;
 }
 
 interface Rule {
@@ -52,6 +54,8 @@ export interface FaultyFront {
   readonly held: number;
   /** Seconds the provider's clock (its answers' Date header) is ahead of ours; negative: behind. */
   clockOffsetSeconds: number;
+  /** Keep each passed-on answer's text in its request's `answerText` (off by default). */
+  keepAnswers: boolean;
   /** Misbehave on the next `times` requests matching method and path (default: until cleared). */
   inject(method: string, path: RegExp, fault: Fault, times?: number): void;
   clear(): void;
@@ -157,6 +161,7 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
     }
     const forwarded = await forward(request, body);
     seen.objectId = forwarded.status < 300 ? objectIdOf(forwarded.text) : null;
+    if (front.keepAnswers) seen.answerText = forwarded.text;
     if (fault?.kind === 'fail-after')
       return answer(500, { 'content-type': 'application/json' }, failure);
     if (fault?.kind === 'hang-after') {
@@ -185,6 +190,7 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     clockOffsetSeconds: 0,
+    keepAnswers: false,
     get held() {
       return held;
     },
