@@ -97,7 +97,7 @@ export function buildSession(input: NewSession): {
     subscription: null,
     success_url: input.successUrl,
     total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
-    ui_mode: 'hosted',
+    ui_mode: 'hosted_page',
     url: null,
     wallet_options: null,
   };
