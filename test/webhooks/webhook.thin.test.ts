@@ -138,7 +138,7 @@ for (const payload of ['snapshot', 'thin'] as const) {
   });
 }
 
-describe(`a burst of thin events (${databaseLabel})`, () => {
+describe(`thin events read from the provider: bursts, failures (${databaseLabel})`, () => {
   let p: DeliveringProvider;
   before(async () => {
     p = await startDeliveringProvider('thin');
@@ -249,6 +249,45 @@ describe(`a burst of thin events (${databaseLabel})`, () => {
       assert.equal(stored!.cancel_at_period_end, true);
       context.diagnostic(
         `same-second burst: ${deliveries.length} deliveries of ${bodies.length} events, ${readsOf(id, since).length} subscription reads`,
+      );
+    });
+  });
+
+  test('the provider down while a thin invoice event is read: 502, nothing recorded, the failure kept; the next delivery processes it', async () => {
+    await p.holdDeliveries(async () => {
+      await subscribe(p, 'thin-provider-down');
+      const body = (await heldNotifications()).find((held) => held.includes('"v1.invoice.paid"'))!;
+      const { id } = JSON.parse(body) as { id: string };
+      const post = () =>
+        p.t.app.inject({
+          method: 'POST',
+          url: '/api/v1/webhooks/payments',
+          payload: body,
+          headers: signedHeaders(body, THIN_SECRET),
+        });
+      const record = () =>
+        p.t.composition.db.query<{ outcome: string }>(
+          'SELECT outcome FROM webhook_events WHERE id = $1',
+          [id],
+        );
+      p.front.inject('GET', /^\/v1\/invoices\//, { kind: 'fail' });
+      try {
+        const failed = await post();
+        assert.equal(failed.statusCode, 502, failed.body);
+      } finally {
+        p.front.clear();
+      }
+      assert.deepEqual(await record(), [], 'nothing recorded');
+      const [failure] = await p.t.composition.db.query<{ error: string }>(
+        'SELECT error FROM webhook_failures WHERE event_id = $1',
+        [id],
+      );
+      assert.match(failure!.error, /payment/i, 'the failed attempt is kept');
+      const again = await post();
+      assert.deepEqual(again.json(), { status: 'processed' });
+      assert.deepEqual(
+        (await record()).map((r) => r.outcome),
+        ['processed'],
       );
     });
   });

@@ -72,8 +72,9 @@ describe(`pause and resume (${databaseLabel})`, () => {
 
   test('POST /v1/subscriptions/:id/resume: active, a new period from now paid at once; invoice.paid, .updated, .resumed', async () => {
     const active = await subscribed('resume-user');
+    const beforePause = receiver.events.length;
     await stripe.subscriptions.pause(active.id);
-    const start = receiver.events.length + 2; // after the pause's own two
+    const start = beforePause + 2; // after the pause's own two
     await receiver.waitFor(start);
     const resumed = await stripe.subscriptions.resume(active.id, {
       billing_cycle_anchor: { type: 'now' },

@@ -88,7 +88,12 @@ export class WebhookService {
     if (event.kind === 'object_notice' && isHandled(event.type)) {
       // Its object is read only for a new event: a recorded one is answered from the record.
       if (await this.ledger.isRecorded(event.id)) return 'duplicate';
-      event = await this.payments.completeNotice(event);
+      try {
+        event = await this.payments.completeNotice(event);
+      } catch (error) {
+        await this.recordFailure(event, error);
+        throw error;
+      }
     }
     if (event.kind === 'unmappable') return this.unmappable(event);
     const handler = handlerFor(event);
