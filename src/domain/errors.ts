@@ -22,3 +22,15 @@ export class DomainError extends Error {
     this.name = 'DomainError';
   }
 }
+
+/**
+ * The provider answered with an object the payments adapter cannot translate (a customer it cannot
+ * name, a shape it does not know). Not for a client: the webhook service acknowledges the event
+ * that needed the object as `unmappable`, since asking again would get the same answer.
+ */
+export class UnmappableAnswer extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnmappableAnswer';
+  }
+}

@@ -146,8 +146,43 @@ export interface OtherEvent extends EventFacts {
   kind: 'other';
 }
 
+/**
+ * A thin event (the provider's event notification) about a subscription: it says that the
+ * subscription changed, and when, and carries none of it; the handler reads it from the provider.
+ */
+export interface SubscriptionNotice extends EventFacts {
+  kind: 'subscription_notice';
+  subscriptionId: string;
+}
+
+/**
+ * A thin event about another object (an invoice, a checkout session), which the service reads from
+ * the provider before handling it as the snapshot event of the same type (webhook-service.ts).
+ */
+export interface ObjectNotice extends EventFacts {
+  kind: 'object_notice';
+  /** The object the event is about: the provider's name of its type, and its id. */
+  related: { type: string; id: string };
+}
+
+/**
+ * A verified event the adapter cannot translate (a customer it cannot name, a shape it does not
+ * know): acknowledged, recorded with its reason, never handled.
+ */
+export interface UnmappableEvent extends EventFacts {
+  kind: 'unmappable';
+  reason: string;
+}
+
 /** A verified provider event, translated by the adapter into what the handlers need. */
-export type PaymentEvent = CheckoutSessionEvent | SubscriptionEvent | InvoiceEvent | OtherEvent;
+export type PaymentEvent =
+  | CheckoutSessionEvent
+  | SubscriptionEvent
+  | InvoiceEvent
+  | OtherEvent
+  | SubscriptionNotice
+  | ObjectNotice
+  | UnmappableEvent;
 
 /**
  * The provider's event types the service acts on, each with the kind of event it is translated
@@ -163,6 +198,14 @@ export interface HandledEvents {
   'customer.subscription.trial_will_end': SubscriptionEvent;
   'invoice.paid': InvoiceEvent;
   'invoice.payment_failed': InvoiceEvent;
+  // The same six as thin events (`v1.` and the snapshot type): a subscription's three are read
+  // by their handler; the others are read by the service and then handled as their snapshots.
+  'v1.checkout.session.completed': CheckoutSessionEvent;
+  'v1.customer.subscription.created': SubscriptionNotice;
+  'v1.customer.subscription.updated': SubscriptionNotice;
+  'v1.customer.subscription.deleted': SubscriptionNotice;
+  'v1.invoice.paid': InvoiceEvent;
+  'v1.invoice.payment_failed': InvoiceEvent;
 }
 
 export type HandledEventType = keyof HandledEvents;

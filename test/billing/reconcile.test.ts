@@ -21,7 +21,7 @@ import {
   resetProviderCalls,
   simulatorClient,
 } from '../helpers/simulator-client.ts';
-import { deliver, eventOf } from '../helpers/stripe-fixtures.ts';
+import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -276,6 +276,39 @@ describe(`reconcile with a throttling provider (${databaseLabel})`, () => {
     assert.deepEqual(waits, [3000, 3000]);
     assert.equal(result.repaired, 1);
     assert.equal(await tierOf(t, 'rec-throttled'), 'pro');
+  });
+
+  test("a listed subscription the service cannot translate (an Accounts v2 account's) is counted as not linked, and the run goes on", async () => {
+    const { t, provider } = stack;
+    const accountsV2 = subscriptionObject({
+      id: 'sub_ListedAccountsV2',
+      customer: null as never,
+      customer_account: 'acct_1ListedAccountsV2',
+    });
+    const stranger = subscriptionObject({ id: 'sub_ListedStranger', customer: 'cus_Stranger' });
+    provider.front.inject('GET', /^\/v1\/subscriptions$/, {
+      kind: 'reply',
+      status: 200,
+      body: {
+        object: 'list',
+        data: [accountsV2, stranger],
+        has_more: false,
+        url: '/v1/subscriptions',
+      },
+    });
+    try {
+      const result = await reconcile({
+        store: t.composition.services.store,
+        payments: t.composition.services.payments,
+        log: t.composition.logger,
+      });
+      assert.deepEqual(
+        { seen: result.seen, unlinked: result.unlinked, repaired: result.repaired },
+        { seen: 2, unlinked: 2, repaired: 0 },
+      );
+    } finally {
+      provider.front.clear();
+    }
   });
 });
 

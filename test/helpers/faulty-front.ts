@@ -36,6 +36,11 @@ export interface SeenRequest {
   answered: number | null;
   /** `id` of the JSON object the server answered with, when the request reached it. */
   objectId: string | null;
+  /** performance.now() when it arrived, and when it was answered (null: not yet, or never). */
+  at: number;
+  answeredAt: number | null;
+  /** The server's answer as it came, when the front keeps answers (`keepAnswers`). */
+  answerText?: string;
 }
 
 interface Rule {
@@ -52,6 +57,8 @@ export interface FaultyFront {
   readonly held: number;
   /** Seconds the provider's clock (its answers' Date header) is ahead of ours; negative: behind. */
   clockOffsetSeconds: number;
+  /** Keep each passed-on answer's text in its request's `answerText` (off by default). */
+  keepAnswers: boolean;
   /** Misbehave on the next `times` requests matching method and path (default: until cleared). */
   inject(method: string, path: RegExp, fault: Fault, times?: number): void;
   clear(): void;
@@ -128,10 +135,13 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       idempotencyKey: typeof key === 'string' ? key : null,
       answered: null,
       objectId: null,
+      at: performance.now(),
+      answeredAt: null,
     };
     requests.push(seen);
     const answer = (status: number, headers: Record<string, string>, text: string) => {
       seen.answered = status;
+      seen.answeredAt = performance.now();
       response.writeHead(status, headers).end(text);
     };
     const failure = JSON.stringify({ error: { type: 'api_error', message: 'Injected failure' } });
@@ -155,6 +165,7 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     const forwarded = await forward(request, body);
     seen.objectId = forwarded.status < 300 ? objectIdOf(forwarded.text) : null;
+    if (front.keepAnswers) seen.answerText = forwarded.text;
     if (fault?.kind === 'fail-after')
       return answer(500, { 'content-type': 'application/json' }, failure);
     if (fault?.kind === 'hang-after') {
@@ -183,6 +194,7 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     clockOffsetSeconds: 0,
+    keepAnswers: false,
     get held() {
       return held;
     },
@@ -199,4 +211,17 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       }),
   };
   return front;
+}
+
+/** The most of `requests` that were in flight at the same moment (arrived, not yet answered). */
+export function mostInFlight(requests: readonly SeenRequest[]): number {
+  const edges = requests.flatMap((r) => [
+    [r.at, 1],
+    [r.answeredAt ?? Number.POSITIVE_INFINITY, -1],
+  ]);
+  edges.sort(([a, da], [b, db]) => a! - b! || da! - db!);
+  let now = 0;
+  let most = 0;
+  for (const [, delta] of edges) most = Math.max(most, (now += delta!));
+  return most;
 }

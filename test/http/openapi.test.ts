@@ -90,7 +90,15 @@ describe('OpenAPI document, docs and health', () => {
     assert.ok(checkout['429'].headers['Retry-After']);
     assert.ok(checkout['503'].headers['Retry-After']);
     const webhook = paths['/api/v1/webhooks/payments'].post;
-    assert.ok(webhook.requestBody.content['application/json'].schema.properties.created);
+    // Either payload style: a snapshot event or a thin one, each with its `created`.
+    const styles = webhook.requestBody.content['application/json'].schema.anyOf;
+    assert.deepEqual(
+      styles.map((style: { properties: { object: { const?: string; enum?: string[] } } }) =>
+        String(style.properties.object.const ?? style.properties.object.enum),
+      ),
+      ['event', 'v2.core.event'],
+    );
+    assert.ok(styles.every((style: { properties: object }) => 'created' in style.properties));
     assert.ok(
       webhook.parameters.some(
         (p: { in: string; name: string; required: boolean }) =>

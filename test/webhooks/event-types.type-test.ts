@@ -12,6 +12,7 @@ import type {
   HandledEvents,
   InvoiceEvent,
   SubscriptionEvent,
+  SubscriptionNotice,
 } from '../../src/domain/model.ts';
 import type { EventHandler } from '../../src/domain/webhooks/context.ts';
 import { customerSubscriptionChanged } from '../../src/domain/webhooks/handlers/customer-subscription.ts';
@@ -60,6 +61,21 @@ export type MisspeltInTheDomain = Agreeing<HandledEventsDisagreements<WithMisspe
 type WithAnotherKind = Omit<HandledEvents, 'invoice.paid'> & { 'invoice.paid': SubscriptionEvent };
 // @ts-expect-error invoice.paid is translated to an invoice event, not a subscription event
 export type TranslatedToAnotherKind = Agreeing<HandledEventsDisagreements<WithAnotherKind>>;
+
+// The same for thin events: the SDK's notification types, each translated to its kind.
+type WithMisspeltThin = HandledEvents & { 'v1.invoice.payed': InvoiceEvent };
+// @ts-expect-error 'v1.invoice.payed' is not an event type of the stripe SDK
+export type MisspeltThinType = Agreeing<HandledEventsDisagreements<WithMisspeltThin>>;
+type ThinOfAnotherKind = Omit<HandledEvents, 'v1.invoice.paid'> & {
+  'v1.invoice.paid': SubscriptionNotice;
+};
+// @ts-expect-error v1.invoice.paid is completed into an invoice event, not a subscription notice
+export type ThinToAnotherKind = Agreeing<HandledEventsDisagreements<ThinOfAnotherKind>>;
+type WithSubscriptionSnapshot = Omit<HandledEvents, 'v1.customer.subscription.updated'> & {
+  'v1.customer.subscription.updated': SubscriptionEvent;
+};
+// @ts-expect-error a thin subscription event carries no snapshot: it is a subscription notice
+export type ThinCarriesNoSnapshot = Agreeing<HandledEventsDisagreements<WithSubscriptionSnapshot>>;
 
 // What the compiler then says.
 export const misspeltReason: HandledEventsDisagreements<

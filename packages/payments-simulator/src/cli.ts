@@ -4,6 +4,7 @@
 // closes cleanly on SIGTERM or SIGINT.
 import { parseArgs } from 'node:util';
 import { openDatabase, startPaymentsSimulator } from './index.ts';
+import { WEBHOOK_PAYLOADS, type WebhookPayload } from './settings.ts';
 
 const USAGE = `Usage: payments-simulator [options]
 
@@ -13,6 +14,13 @@ A local Stripe: the REST API subset, hosted checkout, billing portal, dashboard 
   --host <address>       the address it listens on                  SIMULATOR_HOST, default 127.0.0.1
   --webhook-url <url>    where signed events are POSTed             SIMULATOR_WEBHOOK_URL, default none (events wait)
   --webhook-secret <s>   the webhook signing secret                 SIMULATOR_WEBHOOK_SECRET, default whsec_local_simulator
+  --webhook-payload <p>  snapshot (v1 events) or thin (v2 notifications)
+                                                                    SIMULATOR_WEBHOOK_PAYLOAD, default snapshot
+  --thin-webhook-secret <s>
+                         the secret thin notifications are signed with
+                                                                    SIMULATOR_THIN_WEBHOOK_SECRET, default the webhook secret
+  --pause-on-payment-failure <true|false>
+                         a failed renewal pauses the subscription   SIMULATOR_PAUSE_ON_PAYMENT_FAILURE, default false
   --api-key <key>        the only secret key accepted               SIMULATOR_API_KEY, default sk_test_simulator
   --prices <list>        tier=price_id,... (one monthly USD price each)
                                                                     SIMULATOR_PRICES, default pro=price_sim_pro,team=price_sim_team
@@ -30,6 +38,13 @@ const OPTIONS = {
     type: 'string',
     env: 'SIMULATOR_WEBHOOK_SECRET',
     default: 'whsec_local_simulator',
+  },
+  'webhook-payload': { type: 'string', env: 'SIMULATOR_WEBHOOK_PAYLOAD', default: 'snapshot' },
+  'thin-webhook-secret': { type: 'string', env: 'SIMULATOR_THIN_WEBHOOK_SECRET', default: '' },
+  'pause-on-payment-failure': {
+    type: 'string',
+    env: 'SIMULATOR_PAUSE_ON_PAYMENT_FAILURE',
+    default: 'false',
   },
   'api-key': { type: 'string', env: 'SIMULATOR_API_KEY', default: 'sk_test_simulator' },
   prices: {
@@ -90,10 +105,26 @@ function parseWebhookUrl(text: string): string | null {
   return text;
 }
 
+function parsePayload(text: string): WebhookPayload {
+  if (!(WEBHOOK_PAYLOADS as readonly string[]).includes(text))
+    fail(`--webhook-payload: expected snapshot or thin, got ${text}`);
+  return text as WebhookPayload;
+}
+
+function parseSwitch(name: string, text: string): boolean {
+  if (text !== 'true' && text !== 'false') fail(`--${name}: expected true or false, got ${text}`);
+  return text === 'true';
+}
+
 const options = readOptions();
 const prices = parsePrices(options.prices);
 const port = parsePort(options.port);
 const webhookUrl = parseWebhookUrl(options['webhook-url']);
+const webhookPayload = parsePayload(options['webhook-payload']);
+const pauseOnPaymentFailure = parseSwitch(
+  'pause-on-payment-failure',
+  options['pause-on-payment-failure'],
+);
 const db = await openDatabase(options.database).catch((error: Error) =>
   fail(`--database: ${error.message}`),
 );
@@ -104,6 +135,9 @@ const simulator = await startPaymentsSimulator({
   apiKey: options['api-key'],
   webhookUrl: () => webhookUrl,
   webhookSecret: options['webhook-secret'],
+  webhookPayload,
+  thinWebhookSecret: options['thin-webhook-secret'] || undefined,
+  pauseOnPaymentFailure,
   prices,
   allowedHosts: options['allowed-hosts']
     .split(',')
@@ -115,7 +149,7 @@ const simulator = await startPaymentsSimulator({
 console.log(`payments simulator listening on ${simulator.url}
   API:       ${simulator.url}/v1 (key ${options['api-key']})
   dashboard: ${simulator.url}/
-  webhooks:  ${webhookUrl ?? 'none (events wait; give --webhook-url)'}, signed with ${options['webhook-secret']}
+  webhooks:  ${webhookUrl ?? 'none (events wait; give --webhook-url)'}, ${webhookPayload} payloads signed with ${webhookPayload === 'thin' ? options['thin-webhook-secret'] || options['webhook-secret'] : options['webhook-secret']}
   prices:    ${[...prices].map(([tier, price]) => `${tier}=${price}`).join(', ')}
   database:  ${options.database === 'memory://' ? 'in memory' : 'PostgreSQL'}`);
 

@@ -5,6 +5,7 @@ import type { SimulatorDatabase } from './sql-client.ts';
 import type { Delivery, Log } from './delivery.ts';
 import { insertEvent, type EventRef, type Trigger } from './events.ts';
 import type { NoticeBoard } from './pages/notice-board.ts';
+import type { SimSettings } from './settings.ts';
 import { Documents } from './store.ts';
 
 export interface SimContext {
@@ -12,6 +13,8 @@ export interface SimContext {
   docs: Documents;
   apiKey: string;
   delivery: Delivery;
+  /** The dashboard's switches (settings.ts). */
+  settings: SimSettings;
   log: Log;
   /** The simulator's own origin, known once it listens. */
   baseUrl: string;

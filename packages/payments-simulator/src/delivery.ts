@@ -13,6 +13,11 @@ export interface DeliveryOptions {
   db: SqlClient;
   webhookUrl: () => string | null;
   secret: string;
+  /**
+   * The body and signing secret of a delivery, from the stored event (thin payloads: settings.ts);
+   * by default the event itself, signed with `secret`.
+   */
+  render?: (event: string) => { body: string; secret: string };
   retryDelaysMs: readonly number[];
   log: Log;
   timeoutMs?: number;
@@ -92,10 +97,11 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       [id],
     );
     if (!row) return;
+    const delivered = options.render?.(row.data) ?? { body: row.data, secret: options.secret };
     const result = await postEvent(
       url,
-      row.data,
-      options.secret,
+      delivered.body,
+      delivered.secret,
       AbortSignal.any([stopping.signal, AbortSignal.timeout(timeoutMs)]),
     );
     if (result === null || closed) return; // cut off by close(): not an attempt; it is sent again after a restart

@@ -32,15 +32,21 @@ export interface EventRef {
   type: string;
 }
 
-/** Old values of the top-level fields that differ, or undefined when nothing changed. */
+/**
+ * Old values of the top-level fields that differ, or undefined when nothing changed. A field the
+ * object did not have before (`status_details` on a pause) has no old value and is left out; one
+ * it no longer has (the same, on a resume) keeps its old value.
+ */
 export function previousAttributes(
   before: object,
   after: object,
 ): Record<string, unknown> | undefined {
   const old = before as Record<string, unknown>;
+  const now = after as Record<string, unknown>;
   const changed: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(after as Record<string, unknown>)) {
-    if (JSON.stringify(value) !== JSON.stringify(old[key])) changed[key] = old[key] ?? null;
+  for (const key of new Set([...Object.keys(now), ...Object.keys(old)])) {
+    if (old[key] !== undefined && JSON.stringify(now[key]) !== JSON.stringify(old[key]))
+      changed[key] = old[key];
   }
   return Object.keys(changed).length > 0 ? changed : undefined;
 }

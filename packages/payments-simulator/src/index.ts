@@ -5,18 +5,22 @@
 // State lives in sim_* tables of the given database, so it survives a restart.
 import type { SimContext } from './context.ts';
 import { createDelivery } from './delivery.ts';
+import type { SimEvent } from './events.ts';
 import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
 import { seedOffers } from './objects/offers.ts';
 import { NoticeBoard } from './pages/notice-board.ts';
 import { buildSimulatorServer } from './server.ts';
 import { ensureSchema } from './schema.ts';
+import type { SimSettings, WebhookPayload } from './settings.ts';
 import type { SimulatorDatabase } from './sql-client.ts';
 import { Documents } from './store.ts';
+import { thinEventOf } from './thin-events.ts';
 
 export { openDatabase, type OwnDatabase } from './database.ts';
 export type { SimulatorDatabase, SqlClient, SqlParam } from './sql-client.ts';
 export { signatureHeader } from './webhook-request.ts';
+export type { SimSettings, WebhookPayload } from './settings.ts';
 
 export interface PaymentsSimulatorOptions {
   /** PGlite or PostgreSQL (openDatabase(), or the host's own client); the state goes in sim_* tables there. */
@@ -30,6 +34,12 @@ export interface PaymentsSimulatorOptions {
   webhookUrl: () => string | null;
   /** The webhook signing secret, e.g. 'whsec_local_simulator'. */
   webhookSecret: string;
+  /** What the endpoint receives: v1 snapshot events (the default) or thin v2 notifications. */
+  webhookPayload?: WebhookPayload;
+  /** The secret thin notifications are signed with (an event destination has its own); default webhookSecret. */
+  thinWebhookSecret?: string;
+  /** Pause a subscription whose renewal payment fails, instead of leaving it past_due (default false). */
+  pauseOnPaymentFailure?: boolean;
   /** Tier name -> price id; each becomes a monthly USD price (pro 15.00, team 49.00, others 10.00). */
   prices: ReadonlyMap<string, string>;
   /** Delivery retry backoff; the last delay repeats until 3 days have passed. */
@@ -54,10 +64,19 @@ export async function startPaymentsSimulator(
   const docs = new Documents(options.db);
   await seedCatalog(docs, options.prices);
   await seedOffers(docs);
+  const settings: SimSettings = {
+    webhookPayload: options.webhookPayload ?? 'snapshot',
+    pauseOnPaymentFailure: options.pauseOnPaymentFailure ?? false,
+  };
+  const thinSecret = options.thinWebhookSecret ?? options.webhookSecret;
   const delivery = createDelivery({
     db: options.db,
     webhookUrl: options.webhookUrl,
     secret: options.webhookSecret,
+    render: (event) =>
+      settings.webhookPayload === 'thin'
+        ? { body: JSON.stringify(thinEventOf(JSON.parse(event) as SimEvent)), secret: thinSecret }
+        : { body: event, secret: options.webhookSecret },
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     log,
   });
@@ -66,6 +85,7 @@ export async function startPaymentsSimulator(
     docs,
     apiKey: options.apiKey,
     delivery,
+    settings,
     log,
     baseUrl: '',
     webhookUrl: options.webhookUrl,

@@ -1,8 +1,8 @@
 // The simulator's own Fastify instance: form bodies only (as Stripe), Stripe's error shape and
-// Request-Id header, the API under /v1 (API key, Idempotency-Key) and the lifecycle controls under
-// /_sim (API key; /_sim/drift for changes whose events are lost), and the pages a person uses
-// (checkout, billing portal, dashboard) without a key. The API calls served are counted
-// (call-counter.ts).
+// Request-Id header, the API under /v1 (API key, Idempotency-Key), thin events under /v2 (API key)
+// and the lifecycle controls under /_sim (API key; /_sim/drift for changes whose events are lost),
+// and the pages a person uses (checkout, billing portal, dashboard) without a key. The API calls
+// served are counted (call-counter.ts).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { billingPortalRoutes } from './api/billing-portal.ts';
 import { catalogRoutes } from './api/catalog.ts';
@@ -12,6 +12,7 @@ import { driftControlRoutes } from './api/drift-controls.ts';
 import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
+import { v2EventRoutes } from './api/v2-events.ts';
 import { apiKeyCheck } from './auth.ts';
 import { onlyNamesOfThisMachine } from './host-check.ts';
 import { CallCounter } from './call-counter.ts';
@@ -73,6 +74,14 @@ export async function buildSimulatorServer(
         await api.register(routes(ctx));
     },
     { prefix: '/v1' },
+  );
+  await app.register(
+    async (v2) => {
+      v2.addHook('onRequest', checkKey);
+      calls.register(v2);
+      await v2.register(v2EventRoutes(ctx));
+    },
+    { prefix: '/v2' },
   );
   await app.register(
     async (controls) => {

@@ -4,7 +4,10 @@
 //                   (past_due: the open invoice is paid, status back to active; scheduled to end
 //                   within the period, either way: the period ends and so does the subscription:
 //                   ...deleted). A trial ends otherwise (trial-end.ts).
-//   fail renewal    next period, open invoice, past_due: invoice.payment_failed, ...updated
+//   fail renewal    next period, open invoice, past_due: invoice.payment_failed, ...updated; when
+//                   the account pauses on payment failure (settings.ts), paused instead:
+//                   invoice.payment_failed, ...updated, ...paused (paying that invoice, a renew,
+//                   resumes it: invoice.paid, ...updated, ...resumed)
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
@@ -12,7 +15,7 @@ import { previousAttributes, type Trigger } from './events.ts';
 import { takeInvoiceNumber } from './objects/customers.ts';
 import { buildInvoice, markPaid } from './objects/invoices.ts';
 import { adjustmentsOf } from './objects/offers.ts';
-import { itemOf, scheduledEnd, withPeriod } from './objects/subscriptions.ts';
+import { active, itemOf, paused, scheduledEnd, withPeriod } from './objects/subscriptions.ts';
 import { addMonth, nowSeconds } from './time.ts';
 
 type Subscription = Stripe.Subscription;
@@ -54,12 +57,26 @@ export async function update(unit: Unit, before: Subscription, after: Subscripti
   await unit.emit('customer.subscription.updated', after, previous);
 }
 
-/** The next period's invoice, numbered in the customer's sequence. */
-async function invoiceFor(
+/** Stores a pause or a resumption with its two events: ...updated, then ...paused or ...resumed. */
+export async function transition(
+  unit: Unit,
+  before: Subscription,
+  after: Subscription,
+): Promise<void> {
+  await update(unit, before, after);
+  await unit.emit(
+    after.status === 'paused' ? 'customer.subscription.paused' : 'customer.subscription.resumed',
+    after,
+  );
+}
+
+/** The subscription's invoice for its current period, numbered in the customer's sequence. */
+export async function invoiceFor(
   unit: Unit,
   subscription: Subscription,
   paid: boolean,
   at: number,
+  reason: 'subscription_cycle' | 'subscription_update' = 'subscription_cycle',
 ): Promise<Stripe.Invoice> {
   const customer = (
     await unit.docs.require<Stripe.Customer>('customer', customerOf(subscription), { lock: true })
@@ -69,7 +86,7 @@ async function invoiceFor(
   const invoice = buildInvoice({
     subscription,
     customer: taken.customer,
-    reason: 'subscription_cycle',
+    reason,
     paid,
     at,
     number: taken.number,
@@ -104,23 +121,33 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
     const at = nowSeconds();
     let invoice: Stripe.Invoice;
     let after: Subscription;
-    const open =
-      before.status === 'past_due' && typeof before.latest_invoice === 'string'
-        ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true })
-        : null;
-    if (open !== null && open.data.status === 'open') {
-      invoice = markPaid(open.data, at); // the retry of the failed payment succeeds
+    const open = await openInvoice(unit, before);
+    if (before.status === 'paused' && open === null)
+      throw invalidParam(`Subscription ${id} is paused; resume it before it renews.`);
+    if (open !== null) {
+      invoice = markPaid(open, at); // the retry of the failed payment succeeds
       await unit.docs.save('invoice', invoice);
-      after = { ...before, status: 'active' };
+      after = active(before);
     } else {
       after = nextPeriod(before);
       invoice = await invoiceFor(unit, after, true, at);
       after = { ...after, status: 'active', latest_invoice: invoice.id };
     }
     await unit.emit('invoice.paid', invoice);
-    await update(unit, before, after);
+    if (before.status === 'paused') await transition(unit, before, after);
+    else await update(unit, before, after);
     return { subscription: after, invoice };
   });
+}
+
+/** The invoice a past_due or paused subscription still owes, if any. */
+async function openInvoice(unit: Unit, subscription: Subscription): Promise<Stripe.Invoice | null> {
+  if (subscription.status !== 'past_due' && subscription.status !== 'paused') return null;
+  if (typeof subscription.latest_invoice !== 'string') return null;
+  const found = await unit.docs.get<Stripe.Invoice>('invoice', subscription.latest_invoice, {
+    lock: true,
+  });
+  return found !== null && found.data.status === 'open' ? found.data : null;
 }
 
 export function failRenewal(
@@ -136,15 +163,14 @@ export function failRenewal(
         `Subscription ${id} is set to cancel at the end of its period; it will not renew.`,
       );
     const at = nowSeconds();
-    const open =
-      before.status === 'past_due' && typeof before.latest_invoice === 'string'
-        ? await unit.docs.get<Stripe.Invoice>('invoice', before.latest_invoice, { lock: true })
-        : null;
-    if (open !== null && open.data.status === 'open') {
+    const open = await openInvoice(unit, before);
+    if (before.status === 'paused' && open === null)
+      throw invalidParam(`Subscription ${id} is paused; it does not renew.`);
+    if (open !== null) {
       // Another failed retry of the same invoice; the subscription itself does not change.
       const invoice: Stripe.Invoice = {
-        ...open.data,
-        attempt_count: open.data.attempt_count + 1,
+        ...open,
+        attempt_count: open.attempt_count + 1,
         next_payment_attempt: at + 3 * 86_400,
       };
       await unit.docs.save('invoice', invoice);
@@ -153,8 +179,14 @@ export function failRenewal(
     }
     const advanced = nextPeriod(before);
     const invoice = await invoiceFor(unit, advanced, false, at);
-    const after: Subscription = { ...advanced, status: 'past_due', latest_invoice: invoice.id };
+    const unpaid: Subscription = { ...advanced, latest_invoice: invoice.id };
     await unit.emit('invoice.payment_failed', invoice);
+    if (ctx.settings.pauseOnPaymentFailure) {
+      const after = paused(unpaid, 'first_payment_failure');
+      await transition(unit, before, after);
+      return { subscription: after, invoice };
+    }
+    const after: Subscription = { ...unpaid, status: 'past_due' };
     await update(unit, before, after);
     return { subscription: after, invoice };
   });

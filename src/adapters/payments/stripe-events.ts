@@ -1,12 +1,17 @@
 // WebhookVerifier for Stripe: verify the signature over the raw bytes, check the body is an
-// event, then translate it into the domain's PaymentEvent. An event cannot have been created after
-// it was signed: its `created` is bounded by the signature's timestamp (plus a small skew), so a
-// signed event dated far ahead cannot pin a subscription against every later event.
+// event, then translate it into the domain's PaymentEvent. Both of Stripe's payload styles arrive
+// here, signed the same way (an event destination with thin payloads has a secret of its own, one
+// of PAYMENTS_WEBHOOK_SECRET's): a snapshot event (`"object": "event"`, the object inside) or a
+// thin event (`"object": "v2.core.event"`, the object named only), told apart after the signature
+// is verified. An event cannot have been created after it was signed: its `created` is bounded by
+// the signature's timestamp (plus a small skew), so a signed event dated far ahead cannot pin a
+// subscription against every later event.
 import type Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
+import type { PaymentEvent } from '../../domain/model.ts';
 import type { WebhookVerifier } from '../../domain/ports/webhook-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
-import { toPaymentEvent } from './stripe-mapping.ts';
+import { toPaymentEvent, toThinEvent, type ThinEventJson } from './stripe-mapping.ts';
 import { verifySignature } from './webhook-signature.ts';
 
 function refuseUnstorable(_key: string, value: unknown): unknown {
@@ -20,25 +25,24 @@ function refuseUnstorable(_key: string, value: unknown): unknown {
 // value: a reviver call per value was the costliest JavaScript of a delivery in the profile.
 const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 
-function parseEvent(rawBody: Buffer): Stripe.Event {
-  let event: Stripe.Event;
+type Parsed = { thin: false; event: Stripe.Event } | { thin: true; event: ThinEventJson };
+
+function parseEvent(rawBody: Buffer): Parsed {
+  let event: Stripe.Event | ThinEventJson;
   try {
     const text = rawBody.toString('utf8');
-    event = JSON.parse(
-      text,
-      UNSTORABLE_ESCAPE.test(text) ? refuseUnstorable : undefined,
-    ) as Stripe.Event;
+    event = JSON.parse(text, UNSTORABLE_ESCAPE.test(text) ? refuseUnstorable : undefined) as
+      Stripe.Event | ThinEventJson;
   } catch {
     throw new DomainError('invalid_signature', 'Webhook body is not JSON');
   }
-  const valid =
-    event &&
-    typeof event.id === 'string' &&
-    typeof event.type === 'string' &&
-    Number.isInteger(event.created) &&
-    typeof event.data?.object === 'object';
-  if (!valid) throw new DomainError('invalid_signature', 'Webhook body is not a payment event');
-  return event;
+  const named = event && typeof event.id === 'string' && typeof event.type === 'string';
+  if (named && event.object === 'v2.core.event' && typeof event.created === 'string')
+    return { thin: true, event };
+  const snapshot = event as Stripe.Event;
+  if (named && Number.isInteger(snapshot.created) && typeof snapshot.data?.object === 'object')
+    return { thin: false, event: snapshot };
+  throw new DomainError('invalid_signature', 'Webhook body is not a payment event');
 }
 
 /** Seconds an event's `created` may exceed its signature's timestamp (one provider, one clock). */
@@ -48,21 +52,23 @@ export function createStripeWebhookVerifier(secrets: readonly string[]): Webhook
   return {
     verify(rawBody, signatureHeader) {
       const signedAt = verifySignature(rawBody, signatureHeader, secrets);
-      const event = parseEvent(rawBody);
+      const parsed = parseEvent(rawBody);
+      let event: PaymentEvent;
+      try {
+        event = parsed.thin ? toThinEvent(parsed.event) : toPaymentEvent(parsed.event);
+      } catch {
+        throw new DomainError(
+          'invalid_signature',
+          `Webhook event ${parsed.event.id} does not have the shape of an event`,
+        );
+      }
       if (event.created > signedAt + CREATED_AFTER_SIGNATURE_SKEW_SECONDS) {
         throw new DomainError(
           'invalid_signature',
           `Webhook event ${event.id} is dated after it was signed`,
         );
       }
-      try {
-        return toPaymentEvent(event);
-      } catch {
-        throw new DomainError(
-          'invalid_signature',
-          `Webhook event ${event.id} does not have the shape of a ${event.type} event`,
-        );
-      }
+      return event;
     },
   };
 }

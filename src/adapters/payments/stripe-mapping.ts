@@ -1,15 +1,20 @@
 // Translation from Stripe's object shapes to the domain's, in one place: the handlers and the
-// checkout service never see the provider's JSON. Every field used is checked here, so a signed
-// but malformed event is refused (400) instead of failing the same way on every redelivery.
+// checkout service never see the provider's JSON. Every field used is checked here: an event whose
+// own facts (id, type, created) do not hold is no event (400); one whose object cannot be
+// translated (a customer it cannot name, a shape it does not know) becomes an `unmappable` event,
+// acknowledged and recorded with its reason instead of failing the same way on every redelivery.
+// Thin events (`"object": "v2.core.event"`) name their object without carrying it (toThinEvent).
 import type Stripe from 'stripe';
 import type {
   CheckoutSessionEvent,
   HandledEvents,
   InvoiceEvent,
+  ObjectNotice,
   OtherEvent,
   PaymentEvent,
   ProviderSubscription,
   SubscriptionEvent,
+  SubscriptionNotice,
   SubscriptionStatus,
 } from '../../domain/model.ts';
 
@@ -38,6 +43,21 @@ function idOf(value: unknown, field: string): string | null {
   return text(typeof value === 'object' ? (value as { id?: unknown }).id : value, field);
 }
 
+/**
+ * The subscription's customer. A subscription of an Accounts v2 customer names an account
+ * (`customer_account`), which this service cannot link to a user: it links Customers only.
+ */
+function customerOf(subscription: Stripe.Subscription): string {
+  const customer = idOf(subscription.customer, 'subscription.customer');
+  if (customer !== null) return customer;
+  const account = subscription.customer_account;
+  throw new TypeError(
+    typeof account === 'string' && account !== ''
+      ? `subscription ${String(subscription.id)} belongs to the Accounts v2 account ${account} (customer_account, no customer): users are linked to Customers only`
+      : 'subscription.customer must be a non-empty string',
+  );
+}
+
 type SubscriptionJson = Stripe.Subscription & { current_period_end?: number };
 
 /** An optional unix time (null or absent: none) as a date. */
@@ -52,7 +72,7 @@ export function toProviderSubscription(subscription: SubscriptionJson): Provider
   const userId = subscription.metadata?.user_id;
   return {
     id: text(subscription.id, 'subscription.id'),
-    customerId: text(idOf(subscription.customer, 'subscription.customer'), 'subscription.customer'),
+    customerId: customerOf(subscription),
     status: text(subscription.status, 'subscription.status') as SubscriptionStatus,
     priceId: idOf(item?.price, 'subscription item price'),
     cancelAtPeriodEnd: subscription.cancel_at_period_end === true,
@@ -86,7 +106,7 @@ const isInvoiceEvent = (event: Stripe.Event): event is StripeInvoiceEvent =>
   event.type.startsWith('invoice.');
 
 /** The kind of domain event toPaymentEvent makes of an SDK event of type T. */
-type KindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEvent['type']
+type SnapshotKindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEvent['type']
   ? CheckoutSessionEvent['kind']
   : T extends StripeSubscriptionEvent['type']
     ? SubscriptionEvent['kind']
@@ -94,11 +114,30 @@ type KindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEve
       ? InvoiceEvent['kind']
       : OtherEvent['kind'];
 
+/** The SDK's thin event types (its event notifications). */
+type ThinEventType = Stripe.V2.Core.EventNotification['type'];
+
+/**
+ * The kind of domain event a thin event of type T becomes: a subscription's names it (read by its
+ * handler); an invoice's or a checkout session's is read first and becomes what its snapshot would.
+ */
+type ThinKindOf<T extends ThinEventType> = T extends `v1.customer.subscription.${string}`
+  ? SubscriptionNotice['kind']
+  : T extends `v1.${infer Snapshot extends StripeCheckoutSessionEvent['type'] | StripeInvoiceEvent['type']}`
+    ? SnapshotKindOf<Snapshot>
+    : OtherEvent['kind'];
+
+type KindOf<T extends Stripe.Event['type'] | ThinEventType> = T extends Stripe.Event['type']
+  ? SnapshotKindOf<T>
+  : T extends ThinEventType
+    ? ThinKindOf<T>
+    : never;
+
 /** Why a handled type (of a map like the domain's HandledEvents) does not agree with the SDK and this translation; never when it does. */
 type Disagreement<
   Handled extends { [T in keyof Handled]: PaymentEvent },
   T extends keyof Handled & string,
-> = T extends Stripe.Event['type']
+> = T extends Stripe.Event['type'] | ThinEventType
   ? [Handled[T]['kind']] extends [KindOf<T>]
     ? never
     : `${T} is translated to ${KindOf<T>} events, its handler takes ${Handled[T]['kind']} events`
@@ -119,13 +158,33 @@ export type Agreeing<Disagreements extends never> = Disagreements;
  */
 export type HandledEventsAgree = Agreeing<HandledEventsDisagreements<HandledEvents>>;
 
-export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
-  const base = {
+/** What every event carries; throws when they do not hold (then it is no event at all). */
+function factsOf(event: { id: unknown; type: unknown; livemode?: unknown }, created: number) {
+  return {
     id: text(event.id, 'event.id'),
     type: text(event.type, 'event.type'),
-    created: unixTime(event.created, 'event.created'),
+    created,
     livemode: event.livemode === true,
   };
+}
+
+const reasonOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+/**
+ * The domain's event for a snapshot event. Throws when the event's own facts do not hold; an
+ * object it cannot translate makes an `unmappable` event with the reason.
+ */
+export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
+  const base = factsOf(event, unixTime(event.created, 'event.created'));
+  try {
+    return translate(event, base);
+  } catch (error) {
+    return { ...base, kind: 'unmappable', reason: reasonOf(error) };
+  }
+}
+
+function translate(event: Stripe.Event, base: ReturnType<typeof factsOf>): PaymentEvent {
   if (isCheckoutSessionEvent(event)) {
     const session = event.data.object;
     return {
@@ -155,4 +214,76 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
     };
   }
   return { ...base, kind: 'other' };
+}
+
+/** A thin event as it arrives: the SDK's notification fields, before any is checked. */
+export type ThinEventJson = Omit<Stripe.V2.Core.EventBase, 'created'> & {
+  created: unknown;
+  related_object?: Partial<Stripe.V2.Core.Events.RelatedObject> | null;
+};
+
+/** An ISO 8601 time (a thin event's `created`, with milliseconds) as the unix second it falls in. */
+function isoSecond(value: unknown, field: string): number {
+  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms)) throw new TypeError(`${field} must be an ISO 8601 time`);
+  return unixTime(Math.floor(ms / 1000), field);
+}
+
+/** The object types a handled thin event may name, by its type's family. */
+const THIN_OBJECT_TYPES: Record<string, string> = {
+  'v1.checkout.session.': 'checkout.session',
+  'v1.invoice.': 'invoice',
+};
+
+/**
+ * The domain's event for a thin event: a subscription's names the subscription; an invoice's or a
+ * checkout session's names its object, for the service to read; any other is `other`. Throws when
+ * the event's own facts (id, type, created) do not hold; a missing or foreign `related_object`
+ * makes an `unmappable` event.
+ */
+export function toThinEvent(event: ThinEventJson): PaymentEvent {
+  const base = factsOf(event, isoSecond(event.created, 'event.created'));
+  try {
+    const related = event.related_object;
+    if (base.type.startsWith('v1.customer.subscription.')) {
+      if (related?.type !== 'subscription')
+        throw new TypeError(`${base.type} names no subscription in related_object`);
+      const notice: SubscriptionNotice = {
+        ...base,
+        kind: 'subscription_notice',
+        subscriptionId: text(related.id, 'related_object.id'),
+      };
+      return notice;
+    }
+    const family = Object.keys(THIN_OBJECT_TYPES).find((prefix) => base.type.startsWith(prefix));
+    if (family === undefined) return { ...base, kind: 'other' };
+    const objectType = THIN_OBJECT_TYPES[family]!;
+    if (related?.type !== objectType)
+      throw new TypeError(`${base.type} names no ${objectType} in related_object`);
+    const notice: ObjectNotice = {
+      ...base,
+      kind: 'object_notice',
+      related: { type: objectType, id: text(related.id, 'related_object.id') },
+    };
+    return notice;
+  } catch (error) {
+    return { ...base, kind: 'unmappable', reason: reasonOf(error) };
+  }
+}
+
+/**
+ * The domain's event for a thin event whose object was read (`object`, as the provider answers
+ * now): what its snapshot event would be, under the thin event's own id, type and time.
+ */
+export function toCompletedNotice(notice: ObjectNotice, object: unknown): PaymentEvent {
+  const snapshot = {
+    id: notice.id,
+    type: notice.type.slice('v1.'.length),
+    created: notice.created,
+    livemode: notice.livemode,
+    object: 'event',
+    data: { object },
+  } as unknown as Stripe.Event;
+  const translated = toPaymentEvent(snapshot);
+  return { ...translated, type: notice.type };
 }

@@ -3,10 +3,10 @@
 // the key and the provider's words never reach a client. A rejected key is also logged, since only
 // an operator can fix it.
 import Stripe from 'stripe';
-import { DomainError } from '../../domain/errors.ts';
-import type { PaymentsProvider } from '../../domain/ports/payments-provider.ts';
+import { DomainError, UnmappableAnswer } from '../../domain/errors.ts';
+import type { PaymentsProvider, SubscriptionsPage } from '../../domain/ports/payments-provider.ts';
 import type { NewCheckoutSession, ProviderCheckoutSession } from '../../domain/model.ts';
-import { toPaymentEvent, toProviderSubscription } from './stripe-mapping.ts';
+import { toCompletedNotice, toPaymentEvent, toProviderSubscription } from './stripe-mapping.ts';
 
 /** Longer waits are not what a throttled caller should sit through; it comes back sooner. */
 const MAX_RETRY_AFTER_SECONDS = 600;
@@ -77,11 +77,40 @@ function providerTime(response: { lastResponse?: { headers?: Record<string, stri
   return Math.floor((Number.isFinite(stamped) ? stamped : Date.now()) / 1000);
 }
 
+/** A translation of what the provider answered; failing, an UnmappableAnswer with the reason. */
+function translated<T>(translate: () => T): T {
+  try {
+    return translate();
+  } catch (error) {
+    throw new UnmappableAnswer(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A page's subscriptions translated one by one: one the service cannot read is set aside. */
+function translatedEach(
+  listed: Stripe.Subscription[],
+): Pick<SubscriptionsPage, 'subscriptions' | 'untranslatable'> {
+  const page: Pick<SubscriptionsPage, 'subscriptions' | 'untranslatable'> = {
+    subscriptions: [],
+    untranslatable: [],
+  };
+  for (const subscription of listed) {
+    try {
+      page.subscriptions.push(toProviderSubscription(subscription));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      page.untranslatable.push({ id: String(subscription.id), reason });
+    }
+  }
+  return page;
+}
+
 export function createStripePayments(stripe: Stripe, log: PaymentsLogger): PaymentsProvider {
   async function call<T>(operation: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
+      if (error instanceof UnmappableAnswer) throw error;
       const failure = error as Stripe.errors.StripeError;
       if (failure.statusCode === 429) {
         // Throttling is a normal answer: whoever asked answers 503 with Retry-After and logs it once.
@@ -131,7 +160,7 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
         try {
           const subscription = await stripe.subscriptions.retrieve(id);
           return {
-            value: toProviderSubscription(subscription),
+            value: translated(() => toProviderSubscription(subscription)),
             readAt: providerTime(subscription),
           };
         } catch (error) {
@@ -176,7 +205,7 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
         });
         return {
           value: {
-            subscriptions: page.data.map(toProviderSubscription),
+            ...translatedEach(page.data),
             next: page.has_more && page.data.length > 0 ? page.data.at(-1)!.id : null,
           },
           readAt: providerTime(page),
@@ -190,6 +219,23 @@ export function createStripePayments(stripe: Stripe, log: PaymentsLogger): Payme
         } catch (error) {
           if ((error as Stripe.errors.StripeError).statusCode === 404) return false;
           throw error;
+        }
+      }),
+    completeNotice: (notice) =>
+      call('events.related_object', async () => {
+        try {
+          const object =
+            notice.related.type === 'invoice'
+              ? await stripe.invoices.retrieve(notice.related.id)
+              : await stripe.checkout.sessions.retrieve(notice.related.id);
+          return toCompletedNotice(notice, object);
+        } catch (error) {
+          if ((error as Stripe.errors.StripeError).statusCode !== 404) throw error;
+          return {
+            ...notice,
+            kind: 'unmappable' as const,
+            reason: `the provider does not know ${notice.related.type} ${notice.related.id}`,
+          };
         }
       }),
     undeliveredEvents: () =>

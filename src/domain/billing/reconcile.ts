@@ -51,6 +51,13 @@ export async function reconcile(
       options,
     );
     pages += 1;
+    for (const { id, reason } of read.value.untranslatable)
+      deps.log.warn(
+        { subscriptionId: id, reason },
+        'listed subscription not linked: untranslatable',
+      );
+    totals.seen += read.value.untranslatable.length;
+    totals.unlinked += read.value.untranslatable.length;
     const applied = await applyListing(
       deps,
       { value: read.value.subscriptions, readAt: read.readAt },

@@ -1,8 +1,10 @@
 // The payment provider, as the domain needs it. Failures surface as
 // DomainError('payments_unavailable'), or DomainError('payments_throttled') when it asks us to slow
-// down (with `retryAfterSeconds` in the details when it says how long).
+// down (with `retryAfterSeconds` in the details when it says how long); an answer the adapter
+// cannot translate, as UnmappableAnswer (errors.ts).
 import type {
   NewCheckoutSession,
+  ObjectNotice,
   PaymentEvent,
   ProviderCheckoutSession,
   ProviderRead,
@@ -11,6 +13,11 @@ import type {
 
 export interface SubscriptionsPage {
   subscriptions: ProviderSubscription[];
+  /**
+   * Listed subscriptions the service cannot translate (an Accounts v2 account's, which has no
+   * customer), with the reason: never linked to a user, and no reason to stop the listing.
+   */
+  untranslatable: { id: string; reason: string }[];
   /** Where the next page starts; null when this is the last. */
   next: string | null;
 }
@@ -33,6 +40,11 @@ export interface PaymentsProvider {
   listSubscriptionsPage(after: string | null): Promise<ProviderRead<SubscriptionsPage>>;
   /** Whether the provider has this customer (and it is not deleted). */
   customerExists(customerId: string): Promise<boolean>;
+  /**
+   * A thin event completed with its object read now: the event its snapshot would be (an invoice's
+   * or a checkout session's), or an `unmappable` one when the provider does not know the object.
+   */
+  completeNotice(notice: ObjectNotice): Promise<PaymentEvent>;
   /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
   undeliveredEvents(): Promise<PaymentEvent[]>;
   /** The address of a hosted billing-portal session where the customer manages their subscriptions. */

@@ -4,15 +4,19 @@
 // handler needs is read first, and when the transaction finds the stored state moved so that
 // the decision changes, it rolls back, the service reads what is missing and applies again. A
 // failure rolls everything back and is rethrown (the HTTP layer answers 5xx; the provider retries).
-import type { PaymentEvent, WebhookEventRecord } from '../model.ts';
-import { DomainError } from '../errors.ts';
+// A thin event about an invoice or a checkout session is completed first, by reading its object.
+// An event that cannot be translated (unmappable, or needing a provider object that cannot be) is
+// acknowledged as `ignored`, recorded once, with its reason kept among the failures and logged:
+// redelivering it would only fail the same way.
+import type { PaymentEvent, UnmappableEvent, WebhookEventRecord } from '../model.ts';
+import { DomainError, UnmappableAnswer } from '../errors.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
 import type { WebhookLog } from './context.ts';
-import { handlerFor, type BoundHandler } from './handlers/index.ts';
+import { handlerFor, isHandled, type BoundHandler } from './handlers/index.ts';
 import { DecideAgain, DeliveryReads, ReadNeeded } from './delivery-reads.ts';
 import { SubscriptionReads } from './subscription-reads.ts';
 
@@ -42,6 +46,7 @@ export class WebhookService {
   private readonly settings: WebhookSettings;
   private readonly log: WebhookLog;
   private readonly metrics: Metrics;
+  private readonly payments: PaymentsProvider;
   private readonly reads: SubscriptionReads;
 
   constructor(options: WebhookServiceOptions) {
@@ -51,6 +56,7 @@ export class WebhookService {
     this.settings = options.settings;
     this.log = options.log;
     this.metrics = options.metrics;
+    this.payments = options.payments;
     this.reads = new SubscriptionReads(options.payments);
   }
 
@@ -70,14 +76,26 @@ export class WebhookService {
     return outcome;
   }
 
-  private async processOnce(event: PaymentEvent): Promise<WebhookOutcome> {
-    if (event.livemode !== this.settings.livemode) {
+  private async processOnce(received: PaymentEvent): Promise<WebhookOutcome> {
+    if (received.livemode !== this.settings.livemode) {
       this.log.warn(
-        { event: event.id, livemode: event.livemode },
+        { event: received.id, livemode: received.livemode },
         'event from the other mode: acknowledged, ignored',
       );
       return 'ignored';
     }
+    let event = received;
+    if (event.kind === 'object_notice' && isHandled(event.type)) {
+      // Its object is read only for a new event: a recorded one is answered from the record.
+      if (await this.ledger.isRecorded(event.id)) return 'duplicate';
+      try {
+        event = await this.payments.completeNotice(event);
+      } catch (error) {
+        await this.recordFailure(event, error);
+        throw error;
+      }
+    }
+    if (event.kind === 'unmappable') return this.unmappable(event);
     const handler = handlerFor(event);
     const outcome = handler ? 'processed' : 'ignored';
     const record: WebhookEventRecord = {
@@ -93,9 +111,38 @@ export class WebhookService {
         : await this.ledger.recordOnce(record, async () => {});
       return recorded ? outcome : 'duplicate';
     } catch (error) {
+      if (error instanceof UnmappableAnswer)
+        return this.unmappable({ ...event, kind: 'unmappable', reason: error.message });
       await this.recordFailure(event, error);
       throw error;
     }
+  }
+
+  /** Acknowledged and recorded once; the reason goes to the failures and the log, the first time only. */
+  private async unmappable(event: UnmappableEvent): Promise<WebhookOutcome> {
+    const recorded = await this.ledger.recordOnce(
+      {
+        id: event.id,
+        type: event.type,
+        livemode: event.livemode,
+        outcome: 'ignored',
+        created: event.created,
+      },
+      async () => {},
+    );
+    if (!recorded) return 'duplicate';
+    this.log.warn(
+      { event: event.id, type: event.type, reason: event.reason },
+      'event the service cannot translate: acknowledged, not applied',
+    );
+    await this.ledger
+      .recordFailure({
+        eventId: event.id,
+        type: event.type,
+        error: `Unmappable: ${event.reason}`.slice(0, 1000),
+      })
+      .catch(() => {});
+    return 'ignored';
   }
 
   private async handle(

@@ -8,16 +8,37 @@ import { described } from '../schemas.ts';
 
 // For /openapi.json only: the raw bytes are checked by their signature, never by a schema (a
 // schema's 422 would also take the place of the contract's 400 for a missing signature).
-const PaymentEvent = Type.Object(
+const SnapshotEvent = Type.Object(
   {
     id: Type.String(),
+    object: Type.Literal('event'),
     type: Type.String(),
     created: Type.Integer({ description: "Unix time; at most 60 s after the signature's t" }),
     livemode: Type.Boolean(),
     data: Type.Object({ object: Type.Object({}) }),
   },
-  { description: 'A Stripe event exactly as Stripe sends it (its raw bytes are what is signed)' },
+  { description: "A snapshot event: the object as it was, rendered in the endpoint's API version" },
 );
+const ThinEvent = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('v2.core.event'),
+    type: Type.String({
+      description: '`v1.` and the snapshot type, e.g. v1.customer.subscription.updated',
+    }),
+    created: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+    related_object: Type.Object({ id: Type.String(), type: Type.String(), url: Type.String() }),
+  },
+  {
+    description:
+      'A thin event (an event destination with thin payloads): names the object, carries none of it',
+  },
+);
+const PaymentEvent = Type.Union([SnapshotEvent, ThinEvent], {
+  description:
+    'A Stripe event exactly as Stripe sends it, either payload style (its raw bytes are what is signed)',
+});
 const SignatureHeader = Type.Object({
   'stripe-signature': Type.String({
     description:
@@ -44,13 +65,13 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsync {
         summary: 'Payment provider webhook',
         tags: ['webhooks'],
         description:
-          'Stripe events, verified by the Stripe-Signature header over the raw body and processed exactly once.',
+          'Stripe events, snapshot or thin, verified by the Stripe-Signature header over the raw body and processed exactly once. An event the service cannot translate is acknowledged as ignored and recorded with its reason.',
         headers: SignatureHeader,
         body: PaymentEvent,
         response: {
           200: described(
             'WebhookResponse',
-            '{"status": "processed"}, "duplicate" (already processed) or "ignored" (not for this service or mode)',
+            '{"status": "processed"}, "duplicate" (already processed) or "ignored" (not for this service or mode, or not translatable: recorded with its reason)',
           ),
           400: described(
             'ErrorDetail',

@@ -1,7 +1,8 @@
 // /_sim/...: the lifecycle controls as JSON endpoints for tests and scripts (same API key). Each
 // answers after the events it caused had their first delivery attempt (or 10 s), saying which
 // events were emitted and whether each reached the webhook endpoint. /_sim/calls reads (GET) and
-// resets (DELETE) the count of API calls served.
+// resets (DELETE) the count of API calls served; /_sim/settings reads (GET) and changes (POST, a
+// form) the dashboard's switches (settings.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { CallCounter } from '../call-counter.ts';
 import { payCheckout } from '../checkout-flow.ts';
@@ -11,7 +12,9 @@ import { AUTOMATIC, type Trigger } from '../events.ts';
 import { cancelAtPeriodEnd, cancelNow, scheduleCancel } from '../subscription-changes.ts';
 import { failRenewal, renew, type Changed } from '../subscription-lifecycle.ts';
 import { endTrial } from '../trial-end.ts';
-import { triggerOf } from './request.ts';
+import { pause, resume } from '../subscription-pause.ts';
+import { changeSettings } from '../settings.ts';
+import { paramsOf, triggerOf } from './request.ts';
 
 const CONTROL_WAIT_MS = 10_000;
 
@@ -30,6 +33,8 @@ export const SUBSCRIPTION_ACTIONS: Record<
   'cancel-now': (ctx, id, trigger) => cancelNow(ctx, id, trigger),
   'end-trial': (ctx, id, trigger) => endTrial(ctx, id, trigger),
   'end-trial-with-card': (ctx, id, trigger) => endTrial(ctx, id, trigger, { withCard: true }),
+  pause: (ctx, id, trigger) => pause(ctx, id, trigger),
+  resume: (ctx, id, trigger) => resume(ctx, id, trigger),
 };
 
 /** The outcome's events with their delivery state after the wait. */
@@ -50,6 +55,12 @@ export function controlRoutes(ctx: SimContext, calls: CallCounter): FastifyPlugi
     app.delete('/calls', async (_request, reply) => {
       calls.reset();
       return reply.status(204).send();
+    });
+
+    app.get('/settings', async () => ctx.settings);
+    app.post('/settings', async (request) => {
+      changeSettings(ctx.settings, paramsOf(request));
+      return ctx.settings;
     });
 
     app.post<{ Params: { id: string; action: string } }>(

@@ -206,7 +206,7 @@ export async function readSessionParams(
   if (mode !== 'subscription')
     throw unsupported('mode', `only mode=subscription is simulated, got ${mode}`);
   const uiMode = text(params, 'ui_mode');
-  if (uiMode !== undefined && uiMode !== 'hosted')
+  if (uiMode !== undefined && uiMode !== 'hosted_page')
     throw unsupported('ui_mode', 'only the hosted page is simulated');
 
   const customer = text(params, 'customer');

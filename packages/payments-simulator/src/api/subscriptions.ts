@@ -1,21 +1,31 @@
 // /v1/subscriptions: create (subscription-create.ts), retrieve, list (by customer and status;
 // canceled ones only when asked), update (cancel_at, the flexible billing mode's way, or the
 // deprecated cancel_at_period_end; trial_end=now; metadata, description, cancellation_details;
-// emits customer.subscription.updated when something changed) and DELETE, which cancels now
-// (customer.subscription.deleted).
+// emits customer.subscription.updated when something changed), DELETE, which cancels now
+// (customer.subscription.deleted), and pause / resume (subscription-pause.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
 import { Expander } from '../expand.ts';
 import { itemOf } from '../objects/subscriptions.ts';
-import { allowOnly, expansions, flag, hash, mergeMetadata, metadata, text } from '../params.ts';
+import {
+  allowOnly,
+  expansions,
+  flag,
+  hash,
+  mergeMetadata,
+  metadata,
+  oneOf,
+  text,
+} from '../params.ts';
 import {
   cancelNow,
   changeSubscription,
   withCancelAt,
   withCancelAtPeriodEnd,
 } from '../subscription-changes.ts';
+import { pause, resume } from '../subscription-pause.ts';
 import { endTrial } from '../trial-end.ts';
 import { listOf, pageOfParams, PAGE_PARAMS, paramsOf, triggerOf } from './request.ts';
 import { cancelAt, subscriptionCreateRoute } from './subscription-create.ts';
@@ -203,6 +213,39 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
             ? undefined
             : text(details, 'feedback', { param: 'cancellation_details[feedback]' }),
       });
+      return expander.expand(value.subscription, expansions(params));
+    });
+
+    app.post<{ Params: { id: string } }>('/subscriptions/:id/pause', async (request) => {
+      const params = paramsOf(request);
+      allowOnly(params, ['bill_for', 'expand', 'invoicing_behavior', 'type']);
+      oneOf(params, 'type', ['subscription'] as const);
+      oneOf(params, 'invoicing_behavior', ['invoice', 'pending_invoice_item'] as const);
+      const { value } = await pause(ctx, request.params.id, triggerOf(request));
+      return expander.expand(value.subscription, expansions(params));
+    });
+
+    app.post<{ Params: { id: string } }>('/subscriptions/:id/resume', async (request) => {
+      const params = paramsOf(request);
+      allowOnly(params, [
+        'billing_cycle_anchor',
+        'expand',
+        'payment_behavior',
+        'proration_behavior',
+        'proration_date',
+      ]);
+      const anchor = hash(params, 'billing_cycle_anchor');
+      if (anchor !== undefined) allowOnly(anchor, ['type'], 'billing_cycle_anchor');
+      const type =
+        anchor === undefined
+          ? undefined
+          : oneOf(anchor, 'type', ['now', 'unchanged'] as const, 'billing_cycle_anchor[type]');
+      oneOf(params, 'payment_behavior', [
+        'resume_on_payment_attempt',
+        'resume_on_payment_success',
+      ] as const);
+      oneOf(params, 'proration_behavior', ['always_invoice', 'create_prorations', 'none'] as const);
+      const { value } = await resume(ctx, request.params.id, triggerOf(request), type ?? 'now');
       return expander.expand(value.subscription, expansions(params));
     });
   };

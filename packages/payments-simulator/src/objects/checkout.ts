@@ -171,7 +171,7 @@ export function buildSession(input: NewSession): {
     success_url: input.successUrl,
     tax_id_collection: { enabled: input.taxIdCollection, required: 'never' },
     total_details: totals.total_details,
-    ui_mode: 'hosted',
+    ui_mode: 'hosted_page',
     url: null,
     wallet_options: null,
   };

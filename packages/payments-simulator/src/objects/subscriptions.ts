@@ -2,6 +2,7 @@
 // (items.data[].current_period_start/_end), not on the subscription itself.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
+import { nowSeconds } from '../time.ts';
 import { planOf } from './catalog.ts';
 
 export interface NewSubscription {
@@ -147,4 +148,30 @@ export function withPeriod(
 ): Stripe.Subscription {
   const item = { ...itemOf(subscription), current_period_start: start, current_period_end: end };
   return { ...subscription, items: { ...subscription.items, data: [item] } };
+}
+
+type PauseReason = Stripe.Subscription.StatusDetails.Paused.Subscription.Type;
+
+/** A copy paused now for `reason`, saying so in `status_details` (since the endive API). */
+export function paused(
+  subscription: Stripe.Subscription,
+  reason: PauseReason,
+): Stripe.Subscription {
+  return {
+    ...subscription,
+    status: 'paused',
+    status_details: {
+      paused: {
+        subscription: { type: reason },
+        transitioned_at: nowSeconds(),
+        type: 'subscription',
+      },
+    },
+  };
+}
+
+/** A copy active again, without its pause's details. */
+export function active(subscription: Stripe.Subscription): Stripe.Subscription {
+  const { status_details: _paused, ...rest } = subscription;
+  return { ...rest, status: 'active' };
 }

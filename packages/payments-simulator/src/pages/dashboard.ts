@@ -15,6 +15,7 @@ import { ENDED } from '../subscription-lifecycle.ts';
 import { crossSite, dateOf, header, html, money, sendPage, type Html } from './layout.ts';
 import { driftButtonsFor, driftSection } from './drift-panel.ts';
 import { describeChange, describeEvents } from './notices.ts';
+import { settingsRoutes, settingsSection } from './settings-panel.ts';
 
 const CLICK_WAIT_MS = 5_000;
 interface EventLine {
@@ -43,8 +44,13 @@ function actionsFor(s: Stripe.Subscription, hasCard: boolean): Html {
   if (scheduledEnd(s) !== null) {
     return html`${button(path('renew'), 'End period')}${button(path('resume-at-period-end'), 'Keep subscription')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
   }
+  if (s.status === 'paused') {
+    // Paused after a failed renewal: its invoice is still open, and paying it resumes the subscription.
+    const owes = s.status_details?.paused.subscription.type === 'first_payment_failure';
+    return html`${owes ? html`${button(path('renew'), 'Payment succeeds')}${button(path('fail-renewal'), 'Payment fails again')}` : ''}${button(path('resume'), 'Resume')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
+  }
   const pastDue = s.status === 'past_due';
-  return html`${button(path('renew'), pastDue ? 'Payment succeeds' : 'Renew')}${button(path('fail-renewal'), pastDue ? 'Payment fails again' : 'Fail renewal')}${button(path('cancel-at-period-end'), 'Cancel at period end')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
+  return html`${button(path('renew'), pastDue ? 'Payment succeeds' : 'Renew')}${button(path('fail-renewal'), pastDue ? 'Payment fails again' : 'Fail renewal')}${button(path('pause'), 'Pause')}${button(path('cancel-at-period-end'), 'Cancel at period end')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
 }
 
 /** "200 {...}" -> the status and the body the endpoint answered. */
@@ -115,6 +121,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         ${header(`API ${ctx.baseUrl}/v1 · webhooks to ${target ?? 'nowhere yet (waiting for the service to listen)'}`)}
         ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a></p>` : ''}
         ${notice ? html`<div class="notice">${notice}</div>` : ''}
+        ${settingsSection(ctx.settings)}
         <h2>Subscriptions</h2>
         <table><tr><th>Subscription</th><th>Customer</th><th>Plan</th><th>Status</th><th>Current period</th><th>Actions</th></tr>
         ${subscriptions.map((s) => {
@@ -181,5 +188,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
           : `Sent ${request.params.id} again (same event id): the service answered ${answer}.`;
       return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
     });
+
+    await app.register(settingsRoutes(ctx));
   };
 }

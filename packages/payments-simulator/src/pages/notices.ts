@@ -20,6 +20,8 @@ export function describeChange(action: string, { subscription, invoice }: Change
         return 'The period ended and the subscription is now canceled.';
       return `Payment of ${money(invoice?.amount_paid ?? 0, invoice?.currency ?? null)} succeeded: the subscription is active until ${periodEnd}.`;
     case 'fail-renewal':
+      if (subscription.status === 'paused')
+        return `The renewal payment of ${money(invoice?.amount_due ?? 0, invoice?.currency ?? null)} failed: the subscription is paused, as the account is set to; paying the open invoice resumes it.`;
       return `The renewal payment of ${money(invoice?.amount_due ?? 0, invoice?.currency ?? null)} failed: the subscription is past due. The provider retries the payment; what the customer keeps meanwhile is the app's choice (often the paid tier, for a grace period).`;
     case 'cancel-at-period-end':
     case 'schedule-cancel':
@@ -31,6 +33,10 @@ export function describeChange(action: string, { subscription, invoice }: Change
       return `The cancellation was withdrawn: the subscription renews as usual on ${periodEnd}.`;
     case 'cancel-now':
       return 'The subscription is canceled, as of now.';
+    case 'pause':
+      return 'The subscription is paused: no invoices and no new periods until it is resumed.';
+    case 'resume':
+      return `The subscription is active again, billed from now until ${periodEnd}.`;
     case 'switch':
       if (invoice === null)
         return `Switched to ${planOf(subscription)}; nothing is invoiced during the trial.`;

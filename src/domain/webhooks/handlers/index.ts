@@ -5,6 +5,7 @@ import type { HandledEvents, HandledEventType, PaymentEvent } from '../../model.
 import type { ApplyContext, EventHandler, PrepareContext } from '../context.ts';
 import { checkoutSessionCompleted } from './checkout-session-completed.ts';
 import { customerSubscriptionChanged } from './customer-subscription.ts';
+import { subscriptionNotice } from './subscription-notice.ts';
 import { invoiceSettled } from './invoice.ts';
 import { trialWillEnd } from './trial-will-end.ts';
 
@@ -17,6 +18,12 @@ export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<Ha
     'customer.subscription.trial_will_end': trialWillEnd,
     'invoice.paid': invoiceSettled,
     'invoice.payment_failed': invoiceSettled,
+    'v1.checkout.session.completed': checkoutSessionCompleted,
+    'v1.customer.subscription.created': subscriptionNotice,
+    'v1.customer.subscription.updated': subscriptionNotice,
+    'v1.customer.subscription.deleted': subscriptionNotice,
+    'v1.invoice.paid': invoiceSettled,
+    'v1.invoice.payment_failed': invoiceSettled,
   };
 
 /** A handler with its event in hand. */
@@ -25,7 +32,8 @@ export interface BoundHandler {
   apply(ctx: ApplyContext): Promise<void>;
 }
 
-const isHandled = (type: string): type is HandledEventType => Object.hasOwn(EVENT_HANDLERS, type);
+export const isHandled = (type: string): type is HandledEventType =>
+  Object.hasOwn(EVENT_HANDLERS, type);
 
 /** The handler for the event's type, given the event; null for a type we do not act on. */
 export function handlerFor(event: PaymentEvent): BoundHandler | null {
