@@ -8,10 +8,9 @@ import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { AUTOMATIC, previousAttributes, type Trigger } from './events.ts';
-import { tierTitle } from './objects/catalog.ts';
 import { hasTrial, type SessionExtra } from './objects/checkout.ts';
 import { buildCustomer, takeInvoiceNumber } from './objects/customers.ts';
-import { buildInvoice, lineOf } from './objects/invoices.ts';
+import { buildInvoice, trialLines } from './objects/invoices.ts';
 import {
   buildDiscount,
   percentOff,
@@ -176,16 +175,7 @@ export function payCheckout(
       at,
       number: taken.number,
       adjustments,
-      ...(trialEnd !== null && {
-        lines: (invoiceId: string) => [
-          lineOf(invoiceId, built, {
-            price,
-            amount: 0,
-            description: `Trial period for ${tierTitle(price.lookup_key ?? price.id)}`,
-            period: { start: at, end: trialEnd },
-          }),
-        ],
-      }),
+      ...(trialEnd !== null && { lines: trialLines(built, price, { start: at, end: trialEnd }) }),
     });
     const subscription: Stripe.Subscription = {
       ...built,

@@ -9,10 +9,9 @@ import { TRIAL_NOTICE_SECONDS } from './checkout-flow.ts';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
-import { tierTitle } from './objects/catalog.ts';
 import type { SessionDiscount } from './objects/checkout.ts';
 import { takeInvoiceNumber } from './objects/customers.ts';
-import { buildInvoice, lineOf } from './objects/invoices.ts';
+import { buildInvoice, trialLines } from './objects/invoices.ts';
 import { buildDiscount, percentOff, redeem, SIMULATED_TAX } from './objects/offers.ts';
 import { earlierStages } from './objects/proration.ts';
 import { buildSubscription } from './objects/subscriptions.ts';
@@ -126,16 +125,7 @@ export function createSubscription(
             : { id: discount.id, percentOff: await percentOff(docs, input.discount!.coupon) },
         taxPercent: input.automaticTax ? SIMULATED_TAX.percent : null,
       },
-      ...(trialEnd !== null && {
-        lines: (invoiceId: string) => [
-          lineOf(invoiceId, built, {
-            price,
-            amount: 0,
-            description: `Trial period for ${tierTitle(price.lookup_key ?? price.id)}`,
-            period: { start: at, end: trialEnd },
-          }),
-        ],
-      }),
+      ...(trialEnd !== null && { lines: trialLines(built, price, { start: at, end: trialEnd }) }),
     });
     const subscription: Stripe.Subscription = {
       ...built,

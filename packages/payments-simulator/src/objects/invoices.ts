@@ -32,6 +32,18 @@ function money(amount: number): string {
   return `$${(amount / 100).toFixed(2)}`;
 }
 
+/** The lines of a trial's first invoice: the trial's period, at nothing. */
+export function trialLines(
+  subscription: Stripe.Subscription,
+  price: Stripe.Price,
+  period: { start: number; end: number },
+): (invoiceId: string) => Stripe.InvoiceLineItem[] {
+  const description = `Trial period for ${tierTitle(price.lookup_key ?? price.id)}`;
+  return (invoiceId) => [
+    lineOf(invoiceId, subscription, { price, amount: 0, description, period }),
+  ];
+}
+
 export function lineOf(
   invoiceId: string,
   subscription: Stripe.Subscription,
@@ -94,16 +106,19 @@ function adjusted(line: Stripe.InvoiceLineItem, adjustments: Adjustments): Strip
     taxes:
       adjustments.taxPercent === null
         ? []
-        : [
-            {
-              amount: tax,
-              tax_behavior: 'exclusive',
-              tax_rate_details: { tax_rate: SIMULATED_TAX.rate },
-              taxability_reason: 'standard_rated',
-              taxable_amount: Math.max(0, line.amount - discount),
-              type: 'tax_rate_details',
-            },
-          ],
+        : [simulatedTax(tax, Math.max(0, line.amount - discount))],
+  };
+}
+
+/** The simulated tax on an amount (a line's or an invoice's), as Stripe reports a tax rate's. */
+function simulatedTax(amount: number, taxableAmount: number) {
+  return {
+    amount,
+    tax_behavior: 'exclusive' as const,
+    tax_rate_details: { tax_rate: SIMULATED_TAX.rate },
+    taxability_reason: 'standard_rated' as const,
+    taxable_amount: taxableAmount,
+    type: 'tax_rate_details' as const,
   };
 }
 
@@ -225,19 +240,7 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
         : [{ amount: discount, discount: adjustments.discount.id }],
     total_excluding_tax: subtotal - discount,
     total_pretax_credit_amounts: [],
-    total_taxes:
-      adjustments.taxPercent === null
-        ? []
-        : [
-            {
-              amount: tax,
-              tax_behavior: 'exclusive',
-              tax_rate_details: { tax_rate: SIMULATED_TAX.rate },
-              taxability_reason: 'standard_rated',
-              taxable_amount: subtotal - discount,
-              type: 'tax_rate_details',
-            },
-          ],
+    total_taxes: adjustments.taxPercent === null ? [] : [simulatedTax(tax, subtotal - discount)],
     webhooks_delivered_at: input.at,
   };
 }
