@@ -9,17 +9,13 @@
 // service only as signed webhooks. Screenshots of the portal are kept under test-artifacts/portal/.
 // One service for both: under load, two starting at once took longer than the start's bound.
 import assert from 'node:assert/strict';
-import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import Stripe from 'stripe';
 import { loadConfig } from '../../src/config.ts';
-import { devToken, launchChromium, until } from '../helpers/browser.ts';
+import { devToken, embeddedServiceWithBrowser, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { freePort } from '../../support/free-port.ts';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
-import { freshDataDir } from '../helpers/data-dir.ts';
 
 const ARTIFACTS = new URL('../../test-artifacts/portal/', import.meta.url).pathname;
 
@@ -27,30 +23,10 @@ describe(
   'browser flow on the embedded defaults',
   { skip: onPostgres && 'runs once, in the PGlite half' },
   () => {
-    let service: ServiceProcess;
-    let browser: Browser;
-    let dataDir: string;
-    let env: Record<string, string>;
-    before(async () => {
-      dataDir = freshDataDir('billing-e2e');
-      env = {
-        DATA_DIR: dataDir,
-        PORT: String(await freePort()),
-        PAYMENTS_SIMULATOR_PORT: String(await freePort()),
-        DATABASE_URL: '',
-        NODE_ENV: 'development',
-      };
-      service = await startServiceProcess(env);
-      browser = await launchChromium();
-      await mkdir(ARTIFACTS, { recursive: true });
-    });
-    after(async () => {
-      await browser?.close();
-      await service?.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    });
+    const stack = embeddedServiceWithBrowser('billing-e2e', ARTIFACTS);
 
     test('pay in the browser, get the paid tier, cancel, back to free', async () => {
+      const { service, browser, env } = stack;
       const started = performance.now();
       const config = loadConfig({ ...env });
       const token = await devToken(env, 'browser-user', 'browser@example.com');
@@ -96,6 +72,7 @@ describe(
     });
 
     test('pay, open the portal from /billing, switch, cancel, resume, end the period', async () => {
+      const { service, browser, env } = stack;
       const token = await devToken(env, 'portal-user', 'portal@example.com');
       const me = async () =>
         (
@@ -192,6 +169,7 @@ describe(
       await shot(page, '5-dashboard');
     });
     test('in the browser alone: / -> your billing -> checkout -> pay -> portal -> cancel now -> a new checkout, twice over', async () => {
+      const { service, browser, env } = stack;
       const token = await devToken(env, 'loop-user', 'loop@example.com'); // the one step in a terminal
       const page = await browser.newPage();
       const body = async () => (await page.textContent('body')) ?? '';

@@ -6,15 +6,11 @@
 // free with the free tier's features. GET /api/v1/billing/subscription agrees at each step.
 // Screenshots are kept under test-artifacts/trial/.
 import assert from 'node:assert/strict';
-import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { devToken, launchChromium, until } from '../helpers/browser.ts';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { devToken, embeddedServiceWithBrowser, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { freePort } from '../../support/free-port.ts';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
-import { freshDataDir } from '../helpers/data-dir.ts';
 
 const ARTIFACTS = new URL('../../test-artifacts/trial/', import.meta.url).pathname;
 
@@ -29,32 +25,13 @@ describe(
   'a trial without a card, in the browser, ended from the dashboard',
   { skip: onPostgres && 'runs once, in the PGlite half' },
   () => {
-    let service: ServiceProcess;
-    let browser: Browser;
-    let dataDir: string;
-    let env: Record<string, string>;
-    before(async () => {
-      dataDir = freshDataDir('billing-e2e-trial');
-      env = {
-        DATA_DIR: dataDir,
-        PORT: String(await freePort()),
-        PAYMENTS_SIMULATOR_PORT: String(await freePort()),
-        DATABASE_URL: '',
-        NODE_ENV: 'development',
-        BILLING_TRIAL_DAYS: '14',
-        BILLING_TRIAL_REQUIRES_CARD: 'false',
-      };
-      service = await startServiceProcess(env);
-      browser = await launchChromium();
-      await mkdir(ARTIFACTS, { recursive: true });
-    });
-    after(async () => {
-      await browser?.close();
-      await service?.stop();
-      await rm(dataDir, { recursive: true, force: true });
+    const stack = embeddedServiceWithBrowser('billing-e2e-trial', ARTIFACTS, {
+      BILLING_TRIAL_DAYS: '14',
+      BILLING_TRIAL_REQUIRES_CARD: 'false',
     });
 
     test('start a trial with no card, see trialing and its features, end it unpaid, back to free', async () => {
+      const { service, browser, env } = stack;
       const token = await devToken(env, 'trial-user', 'trial@example.com');
       const summary = async (): Promise<Summary> =>
         (await (
