@@ -10,7 +10,7 @@ import { tierPolicy } from '../../src/composition.ts';
 import { linkCustomer } from '../../src/domain/billing/link-customer.ts';
 import { LinkRefusedError, UnknownUserError } from '../../src/domain/billing/operator-errors.ts';
 import { reconcile } from '../../src/domain/billing/reconcile.ts';
-import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { bearer, buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
 import { operatorEnv, runCli, tierOf } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 import { drift } from '../helpers/simulator-client.ts';
@@ -29,14 +29,7 @@ describe(`link-customer (${databaseLabel})`, () => {
     log: t.composition.logger,
   });
   const link = (idpId: string, customerId: string) => linkCustomer(deps(), idpId, customerId);
-  const userId = async (sub: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: '/api/v1/users/me',
-        headers: bearer(await t.token(sub)),
-      })
-    ).json().id as string;
+  const userId = (sub: string) => profileId(t, sub);
   /** A user who started a checkout: linked to a customer of our making. */
   async function withCustomer(sub: string): Promise<string> {
     const checkout = await t.app.inject({

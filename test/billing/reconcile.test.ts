@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { applyListing, settleTies } from '../../src/domain/billing/provider-listing.ts';
 import { reconcile } from '../../src/domain/billing/reconcile.ts';
 import { replayUndeliveredEvents } from '../../src/domain/webhooks/replay.ts';
-import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { bearer, buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
 import { payWhileUnreachable, tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {
@@ -37,14 +37,7 @@ describe(`reconcile (${databaseLabel})`, () => {
     payments: t.composition.services.payments,
     log: t.composition.logger,
   });
-  const userId = async (sub: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: '/api/v1/users/me',
-        headers: bearer(await t.token(sub)),
-      })
-    ).json().id as string;
+  const userId = (sub: string) => profileId(t, sub);
   /** A user whose paid subscription the service knows (its events delivered), and its id. */
   async function subscriber(sub: string): Promise<string> {
     await payWhileUnreachable(t, sub);

@@ -69,6 +69,16 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** The id of the user with this subject, made by GET /users/me if it is new. */
+export const profileId = async (t: TestApp, sub: string): Promise<string> =>
+  (
+    await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: bearer(await t.token(sub)),
+    })
+  ).json().id as string;
+
 /**
  * Listens on a free loopback port and has the embedded simulator deliver its events there, signed,
  * as under `npm start`: a payment or a click in the simulator then reaches the service by itself.
