@@ -69,15 +69,19 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** The id of the user with this subject, made by GET /users/me if it is new. */
-export const profileId = async (t: TestApp, sub: string): Promise<string> =>
+/** The profile of the user with this subject (GET /users/me, which makes it if it is new). */
+export const profileOf = async (t: TestApp, sub: string) =>
   (
     await t.app.inject({
       method: 'GET',
       url: '/api/v1/users/me',
       headers: bearer(await t.token(sub)),
     })
-  ).json().id as string;
+  ).json();
+
+/** The id of the user with this subject, made if it is new. */
+export const profileId = async (t: TestApp, sub: string): Promise<string> =>
+  (await profileOf(t, sub)).id as string;
 
 /**
  * Listens on a free loopback port and has the embedded simulator deliver its events there, signed,

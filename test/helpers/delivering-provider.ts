@@ -3,6 +3,7 @@
 // their own as an event destination's are. The service reaches the simulator through a faulty
 // front (faulty-front.ts), which records every request with its timing; the simulator's own
 // GET /_sim/calls counts what it served.
+import assert from 'node:assert/strict';
 import type Stripe from 'stripe';
 import { openPglite } from '../../src/adapters/database/pglite.ts';
 import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
@@ -11,7 +12,7 @@ import {
   type PaymentsSimulator,
   type WebhookPayload,
 } from '@billing/payments-simulator';
-import { buildTestApp, type TestApp } from './app.ts';
+import { bearer, buildTestApp, type TestApp } from './app.ts';
 import { startFaultyFront, type FaultyFront } from './faulty-front.ts';
 
 export const API_KEY = 'sk_test_simulator';
@@ -103,4 +104,35 @@ export async function startDeliveringProvider(
       await db.close();
     },
   };
+}
+
+/** Checks out as `sub` and pays on the simulator's page, which waits for the webhooks it sends; the subscription's id. */
+export async function subscribe(p: DeliveringProvider, sub: string): Promise<string> {
+  const checkout = await p.t.app.inject({
+    method: 'POST',
+    url: '/api/v1/billing/checkout',
+    headers: bearer(await p.t.token(sub)),
+    payload: {},
+  });
+  assert.equal(checkout.statusCode, 200, checkout.body);
+  const paid = await fetch(`${checkout.json().url}/pay`, { method: 'POST', redirect: 'manual' });
+  assert.equal(paid.status, 303);
+  const sessionId = new URL(checkout.json().url).pathname.split('/').at(-1)!;
+  return (await p.direct.checkout.sessions.retrieve(sessionId)).subscription as string;
+}
+
+/** A lifecycle control; answers once its events were delivered. Returns their types. */
+export async function control(
+  p: DeliveringProvider,
+  id: string,
+  action: string,
+): Promise<string[]> {
+  const response = await p.sim(`subscriptions/${id}/${action}`);
+  assert.equal(response.status, 200, await response.clone().text());
+  const { events } = (await response.json()) as { events: { type: string; delivered: boolean }[] };
+  assert.ok(
+    events.every((e) => e.delivered),
+    `${action}: ${JSON.stringify(events)}`,
+  );
+  return events.map((e) => e.type);
 }

@@ -2,7 +2,7 @@
 // an event already recorded is answered `duplicate` without running its handler again.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, profileOf, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {
   checkoutSessionObject,
@@ -19,14 +19,7 @@ describe(`webhook events (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const profile = async (sub: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: '/api/v1/users/me',
-        headers: bearer(await t.token(sub)),
-      })
-    ).json();
+  const profile = (sub: string) => profileOf(t, sub);
   const subscriptionRow = async (id: string) =>
     (
       await t.composition.db.query<{ status: string; payment_failed_at: Date | null }>(

@@ -4,7 +4,7 @@
 // ranks a cancellation scheduled with cancel_at alone after none (either order, the same state).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, profileOf, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
 
@@ -21,14 +21,7 @@ describe(`webhooks for trials and scheduled cancellations (${databaseLabel})`, (
   });
   after(() => t.close());
 
-  const profile = async (sub: string) =>
-    (
-      await t.app.inject({
-        method: 'GET',
-        url: '/api/v1/users/me',
-        headers: bearer(await t.token(sub)),
-      })
-    ).json();
+  const profile = (sub: string) => profileOf(t, sub);
   const row = async (id: string) =>
     (
       await t.composition.db.query<{

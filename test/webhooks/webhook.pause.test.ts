@@ -10,35 +10,11 @@ import { bearer } from '../helpers/app.ts';
 import { tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {
+  control,
   startDeliveringProvider,
+  subscribe,
   type DeliveringProvider,
 } from '../helpers/delivering-provider.ts';
-
-async function subscribe(p: DeliveringProvider, sub: string): Promise<string> {
-  const checkout = await p.t.app.inject({
-    method: 'POST',
-    url: '/api/v1/billing/checkout',
-    headers: bearer(await p.t.token(sub)),
-    payload: {},
-  });
-  assert.equal(checkout.statusCode, 200, checkout.body);
-  const paid = await fetch(`${checkout.json().url}/pay`, { method: 'POST', redirect: 'manual' });
-  assert.equal(paid.status, 303);
-  const sessionId = new URL(checkout.json().url).pathname.split('/').at(-1)!;
-  return (await p.direct.checkout.sessions.retrieve(sessionId)).subscription as string;
-}
-
-/** A lifecycle control; answers once its events were delivered. Returns their types. */
-async function control(p: DeliveringProvider, id: string, action: string): Promise<string[]> {
-  const response = await p.sim(`subscriptions/${id}/${action}`);
-  assert.equal(response.status, 200, await response.clone().text());
-  const { events } = (await response.json()) as { events: { type: string; delivered: boolean }[] };
-  assert.ok(
-    events.every((e) => e.delivered),
-    JSON.stringify(events),
-  );
-  return events.map((e) => e.type);
-}
 
 const stored = async (p: DeliveringProvider, id: string) =>
   (

@@ -7,12 +7,13 @@
 // late thin events costs one read per subscription, never two at a time.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer } from '../helpers/app.ts';
 import { tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {
   API_KEY,
+  control,
   startDeliveringProvider,
+  subscribe,
   THIN_SECRET,
   type DeliveringProvider,
 } from '../helpers/delivering-provider.ts';
@@ -20,31 +21,6 @@ import { mostInFlight } from '../helpers/faulty-front.ts';
 import { signedHeaders } from '../helpers/stripe-fixtures.ts';
 
 const SUBSCRIPTION_READ = 'GET /v1/subscriptions/:id';
-
-/** Checks out as `sub` and pays on the simulator's page, which waits for the webhooks it sends. */
-async function subscribe(p: DeliveringProvider, sub: string): Promise<string> {
-  const checkout = await p.t.app.inject({
-    method: 'POST',
-    url: '/api/v1/billing/checkout',
-    headers: bearer(await p.t.token(sub)),
-    payload: {},
-  });
-  assert.equal(checkout.statusCode, 200, checkout.body);
-  const paid = await fetch(`${checkout.json().url}/pay`, { method: 'POST', redirect: 'manual' });
-  assert.equal(paid.status, 303);
-  const sessionId = new URL(checkout.json().url).pathname.split('/').at(-1)!;
-  return (await p.direct.checkout.sessions.retrieve(sessionId)).subscription as string;
-}
-
-async function control(p: DeliveringProvider, id: string, action: string) {
-  const response = await p.sim(`subscriptions/${id}/${action}`);
-  assert.equal(response.status, 200, await response.clone().text());
-  const body = (await response.json()) as { events: { type: string; delivered: boolean }[] };
-  assert.ok(
-    body.events.every((e) => e.delivered),
-    `${action}: ${JSON.stringify(body.events)}`,
-  );
-}
 
 const recorded = (p: DeliveringProvider) =>
   p.t.composition.db.query<{ id: string; type: string; outcome: string }>(
