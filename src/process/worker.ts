@@ -4,7 +4,7 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app.ts';
-import { compose } from '../composition.ts';
+import { composeService } from '../composition.ts';
 import { isLoopback, type Config } from '../config.ts';
 import { listenForMetrics, type MetricsListener } from '../http/metrics-server.ts';
 import { localOrigin } from '../local-origin.ts';
@@ -22,8 +22,8 @@ export async function runWorker(
   config: Readonly<Config>,
   fail: (error: unknown) => never,
 ): Promise<void> {
-  const composition = await compose(config, { worker: cluster.isWorker }).catch(fail);
-  const app = await buildApp(composition.services, { logger: composition.logger });
+  const composition = await composeService(config, { worker: cluster.isWorker }).catch(fail);
+  const app = await buildApp(composition, { logger: composition.logger });
   if (composition.migrationsApplied.length > 0)
     app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
 
