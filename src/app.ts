@@ -9,8 +9,6 @@ import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import type { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { PortalService } from './domain/billing/portal-service.ts';
 import type { SubscriptionSummaryService } from './domain/billing/subscription-summary.ts';
-import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
-import type { Store } from './domain/ports/store.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import type { UserService } from './domain/users/user-service.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
@@ -31,18 +29,23 @@ import { usersRoutes } from './http/routes/users.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { NAMED_SCHEMAS } from './http/schemas.ts';
 
+/** What the routes call. */
 export interface Services {
-  store: Store;
   verifier: TokenVerifier;
   users: UserService;
   checkout: CheckoutService;
   portal: PortalService;
   summaries: SubscriptionSummaryService;
   webhooks: WebhookService;
-  payments: PaymentsProvider;
+  /** Every request is counted and timed here; /metrics reads it. */
   metrics: PrometheusMetrics;
   /** Database answers and has every migration; throws otherwise. */
   checkReady(): Promise<void>;
+}
+
+/** What buildApp serves: the routes' services, the HTTP settings, and development-only routes. */
+export interface AppParts {
+  services: Services;
   http: HttpSettings;
   /** Development-only routes (the embedded identity provider's JWKS, say); empty in production. */
   devRoutes: FastifyPluginAsync[];
@@ -101,35 +104,31 @@ export function createFastify(
   return app;
 }
 
-export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
-  const app = createFastify({ ...options, requestTimeoutMs: services.http.requestTimeoutMs });
+export async function buildApp(
+  { services, http, devRoutes }: AppParts,
+  options: AppOptions,
+): Promise<FastifyInstance> {
+  const app = createFastify({ ...options, requestTimeoutMs: http.requestTimeoutMs });
   observeRequests(app, services.metrics);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
-  if (services.http.corsOrigins.length > 0)
-    await app.register(cors, { origin: services.http.corsOrigins });
+  if (http.corsOrigins.length > 0) await app.register(cors, { origin: http.corsOrigins });
   // Limits are declared per route (checkout, portal); nothing is limited by default.
-  await app.register(rateLimit, {
-    global: false,
-    store: sharedLimitStore(services.http.limitCounter),
-  });
+  await app.register(rateLimit, { global: false, store: sharedLimitStore(http.limitCounter) });
 
   await app.register(healthRoutes(services.checkReady));
-  if (services.http.metrics.onApiPort)
-    await app.register(metricsRoutes(services.metrics, services.http.metrics));
+  if (http.metrics.onApiPort) await app.register(metricsRoutes(services.metrics, http.metrics));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
-  await app.register(
-    checkoutRoutes(services.checkout, services.verifier, services.http.checkoutRateLimit),
-    { prefix: '/api/v1' },
-  );
-  await app.register(
-    portalRoutes(services.portal, services.verifier, services.http.checkoutRateLimit),
-    { prefix: '/api/v1' },
-  );
+  await app.register(checkoutRoutes(services.checkout, services.verifier, http.checkoutRateLimit), {
+    prefix: '/api/v1',
+  });
+  await app.register(portalRoutes(services.portal, services.verifier, http.checkoutRateLimit), {
+    prefix: '/api/v1',
+  });
   await app.register(billingSubscriptionRoutes(services.summaries, services.verifier), {
     prefix: '/api/v1',
   });
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });
-  for (const plugin of services.devRoutes) await app.register(plugin);
+  for (const plugin of devRoutes) await app.register(plugin);
   return app;
 }

@@ -1,6 +1,6 @@
 // Runs the payment simulator (the @billing/payments-simulator workspace package) inside `npm start`
 // when no PAYMENTS_API_KEY is set. The composition root gives it its database and closes it (see
-// composition.ts for why it is a database of its own). This module is imported only then, and the
+// composition/payments.ts for why it is a database of its own). This module is imported only then, and the
 // package only from here, so neither is loaded, nor in the bundle's start-up path, otherwise.
 import type { Logger } from 'pino';
 import type { Database } from '../adapters/database/sql-client.ts';

@@ -4,19 +4,17 @@
 // SIGTERM/SIGINT the signal goes to every worker, and when they have exited the primary stops the
 // embedded database and exits.
 import cluster from 'node:cluster';
-import { openMigratedDatabase, serveDatabase } from '../adapters/database/open.ts';
+import { composeDatabaseOwner } from '../composition.ts';
 import type { Config } from '../config.ts';
-import { createLogger } from '../logger.ts';
 
 export async function runPrimary(
   config: Readonly<Config>,
   fail: (error: unknown) => never,
 ): Promise<void> {
-  const logger = createLogger(config.logLevel);
-  const server = await serveDatabase(config.database).catch(fail);
-  const { db, applied } = await openMigratedDatabase(server.reach).catch(fail);
-  await db.close();
-  if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+  const database = await composeDatabaseOwner(config).catch(fail);
+  const { logger, migrationsApplied } = database;
+  if (migrationsApplied.length > 0)
+    logger.info({ migrations: migrationsApplied }, 'database migrated');
 
   let stopping = false;
   const fork = () => cluster.fork();
@@ -24,7 +22,7 @@ export async function runPrimary(
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0)
-        void server.stop().then(() => process.exit(0), fail);
+        void database.stop().then(() => process.exit(0), fail);
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');

@@ -3,8 +3,9 @@
 // webhook transaction is never cut halfway), close the database, exit 0, all within a bound.
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../app.ts';
-import { compose } from '../composition.ts';
+import { composeService, type Composition } from '../composition.ts';
 import { isLoopback, type Config } from '../config.ts';
 import { listenForMetrics, type MetricsListener } from '../http/metrics-server.ts';
 import { localOrigin } from '../local-origin.ts';
@@ -18,26 +19,55 @@ const shutdownBoundMs = (config: Readonly<Config>): number =>
 // within this window is the same request to stop; a later one means stop now.
 const SAME_SIGNAL_MS = 1_000;
 
+/** What the worker starts beside the app once it listens, closed with it. */
+interface Beside {
+  metricsListener: MetricsListener | null;
+  forgetService: (() => Promise<void>) | null;
+}
+
 export async function runWorker(
   config: Readonly<Config>,
   fail: (error: unknown) => never,
 ): Promise<void> {
-  const composition = await compose(config, { worker: cluster.isWorker }).catch(fail);
-  const app = await buildApp(composition.services, { logger: composition.logger });
+  const composition = await composeService(config, { worker: cluster.isWorker }).catch(fail);
+  const app = await buildApp(composition, { logger: composition.logger });
   if (composition.migrationsApplied.length > 0)
     app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
+  const beside: Beside = { metricsListener: null, forgetService: null };
+  closeOnStopSignals(config, app, async () => {
+    await Promise.all([app.close(), beside.metricsListener?.close()]);
+    await beside.forgetService?.();
+    await composition.close();
+  });
 
-  // SIGTERM/SIGINT are handled here rather than by close-with-grace, which would exit at once on
-  // the duplicate; it still bounds the close and handles uncaught errors.
-  let metricsListener: MetricsListener | null = null;
-  let forgetService: (() => Promise<void>) | null = null;
+  const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
+  composition.setServiceUrl(address);
+  composition.jobs.start();
+  beside.metricsListener = await serveMetricsApart(config, composition, app.log).catch(fail);
+  const database = describeDatabase(config);
+  app.log.info(`database: ${database}`);
+  if (composition.devIssuer === null && composition.simulatorUrl === null) return;
+  beside.forgetService = await announceDevelopmentService(config, composition, {
+    address,
+    database,
+    log: app.log,
+  }).catch(fail);
+}
+
+/**
+ * SIGTERM/SIGINT are handled here rather than by close-with-grace, which would exit at once on
+ * the duplicate; it still bounds the close and handles uncaught errors.
+ */
+function closeOnStopSignals(
+  config: Readonly<Config>,
+  app: FastifyInstance,
+  close: () => Promise<void>,
+): void {
   const grace = closeWithGrace(
     { delay: shutdownBoundMs(config), logger: app.log, skip: ['SIGTERM', 'SIGINT'] },
     async ({ err }) => {
       if (err) app.log.error({ err }, 'closing after an uncaught error');
-      await Promise.all([app.close(), metricsListener?.close()]);
-      await forgetService?.();
-      await composition.close();
+      await close();
     },
   );
   let stoppingSince: number | null = null;
@@ -53,50 +83,53 @@ export async function runWorker(
   };
   process.on('SIGTERM', onStopSignal);
   process.on('SIGINT', onStopSignal);
+}
 
-  const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
-  composition.setServiceUrl(address);
-  composition.jobs.start();
-  const { metrics, database } = config;
-  if (metrics.port !== null) {
-    const where = {
-      ...metrics,
-      port: metrics.port,
-      requestTimeoutMs: config.requestTimeoutMs,
-      localNames: isLoopback(metrics.host) ? config.localNames : null,
-    };
-    metricsListener = await listenForMetrics(
-      composition.services.metrics,
-      where,
-      composition.logger,
-    ).catch(fail);
-  } else if (metrics.off !== null)
-    app.log.info(
-      `metrics off: ${metrics.off}; set METRICS_PORT (a listener of its own) or METRICS_TOKEN to serve /metrics`,
-    );
-  const databaseText =
-    database.kind === 'postgres'
-      ? 'PostgreSQL'
-      : database.kind === 'embedded'
-        ? `embedded PostgreSQL in ${database.dataDir}`
-        : 'PGlite, in memory';
-  app.log.info(`database: ${databaseText}`);
-  const { devIssuer, simulatorUrl } = composition;
-  if (devIssuer === null && simulatorUrl === null) return;
-  // The commands run beside a development service (token, the operator CLI) read where it is.
+/** /metrics on a listener of its own when METRICS_PORT asks for one; else says why it is off, if it is. */
+async function serveMetricsApart(
+  config: Readonly<Config>,
+  composition: Composition,
+  log: FastifyBaseLogger,
+): Promise<MetricsListener | null> {
+  const { metrics } = config;
+  if (metrics.port === null) {
+    if (metrics.off !== null)
+      log.info(
+        `metrics off: ${metrics.off}; set METRICS_PORT (a listener of its own) or METRICS_TOKEN to serve /metrics`,
+      );
+    return null;
+  }
+  const where = {
+    ...metrics,
+    port: metrics.port,
+    requestTimeoutMs: config.requestTimeoutMs,
+    localNames: isLoopback(metrics.host) ? config.localNames : null,
+  };
+  return listenForMetrics(composition.services.metrics, where, composition.logger);
+}
+
+function describeDatabase({ database }: Readonly<Config>): string {
+  if (database.kind === 'postgres') return 'PostgreSQL';
+  if (database.kind === 'embedded') return `embedded PostgreSQL in ${database.dataDir}`;
+  return 'PGlite, in memory';
+}
+
+/**
+ * Records where this development service is, for the commands run beside it (token, the operator
+ * CLI), and tells the person who started it; resolves to what removes the record.
+ */
+async function announceDevelopmentService(
+  config: Readonly<Config>,
+  { devIssuer, simulatorUrl }: Composition,
+  { address, database, log }: { address: string; database: string; log: FastifyBaseLogger },
+): Promise<() => Promise<void>> {
   const url = localOrigin(config.host, Number(new URL(address).port));
-  forgetService = await recordService(config.dataDir, {
-    url,
-    issuer: devIssuer,
-    simulatorUrl,
-  }).catch(fail);
+  const forget = await recordService(config.dataDir, { url, issuer: devIssuer, simulatorUrl });
   if (devIssuer !== null)
-    app.log.info(
+    log.info(
       'development identity provider: get a token with  npm run token -- --sub alice --email alice@example.com',
     );
-  if (config.nodeEnv === 'development' && (cluster.worker?.id ?? 1) === 1) {
-    process.stderr.write(
-      banner({ url, simulatorUrl, devIdentity: devIssuer !== null, database: databaseText }),
-    );
-  }
+  if (config.nodeEnv === 'development' && (cluster.worker?.id ?? 1) === 1)
+    process.stderr.write(banner({ url, simulatorUrl, devIdentity: devIssuer !== null, database }));
+  return forget;
 }

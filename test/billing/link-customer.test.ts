@@ -23,8 +23,8 @@ describe(`link-customer (${databaseLabel})`, () => {
   after(() => t.close());
 
   const deps = () => ({
-    store: t.composition.services.store,
-    payments: t.composition.services.payments,
+    store: t.composition.store,
+    payments: t.composition.payments,
     policy: tierPolicy(t.config),
     log: t.composition.logger,
   });
@@ -122,7 +122,7 @@ describe(`link-customer (${databaseLabel})`, () => {
     });
     await assert.rejects(link('nobody-at-all', 'cus_nonexistent'), UnknownUserError);
     assert.equal(
-      (await t.composition.services.store.users.findByIdpId('hopeful'))!.paymentsCustomerId,
+      (await t.composition.store.users.findByIdpId('hopeful'))!.paymentsCustomerId,
       null,
     );
   });

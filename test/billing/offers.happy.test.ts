@@ -132,10 +132,7 @@ describe(`checkouts with promotion codes, tax and a trial that needs a card (${d
   });
 
   test('a plan with trial days and a card required: "7 days free, then $49.00 per month", with the card', async () => {
-    const user = await t.composition.services.store.users.upsertByIdpId(
-      'offer-bo',
-      'offer-bo@example.com',
-    );
+    const user = await t.composition.store.users.upsertByIdpId('offer-bo', 'offer-bo@example.com');
     await t.composition.db.query("UPDATE users SET plan = 'team' WHERE id = $1", [user.id]);
     const url = await checkout('offer-bo');
     const page = await (await fetch(url)).text();

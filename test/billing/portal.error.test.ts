@@ -117,11 +117,8 @@ describe(`portal with the provider down (${databaseLabel})`, () => {
 
   test('answers 502 with a detail that names no secret', async () => {
     const token = await t.token('quinn');
-    const user = await t.composition.services.store.users.upsertByIdpId(
-      'quinn',
-      'quinn@example.com',
-    );
-    await t.composition.services.store.users.linkCustomer(user.id, 'cus_quinn');
+    const user = await t.composition.store.users.upsertByIdpId('quinn', 'quinn@example.com');
+    await t.composition.store.users.linkCustomer(user.id, 'cus_quinn');
     const response = await t.app.inject({
       method: 'POST',
       url: '/api/v1/billing/portal',

@@ -33,15 +33,15 @@ describe(`reconcile (${databaseLabel})`, () => {
   after(() => t.close());
 
   const deps = () => ({
-    store: t.composition.services.store,
-    payments: t.composition.services.payments,
+    store: t.composition.store,
+    payments: t.composition.payments,
     log: t.composition.logger,
   });
   const userId = (sub: string) => profileId(t, sub);
   /** A user whose paid subscription the service knows (its events delivered), and its id. */
   async function subscriber(sub: string): Promise<string> {
     await payWhileUnreachable(t, sub);
-    await replayUndeliveredEvents(t.composition.services.payments, t.composition.services.webhooks);
+    await replayUndeliveredEvents(t.composition.payments, t.composition.services.webhooks);
     const [row] = await t.composition.db.query<{ id: string }>(
       'SELECT s.id FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE u.idp_id = $1',
       [sub],
@@ -166,7 +166,7 @@ describe(`reconcile (${databaseLabel})`, () => {
 
   test("a stored state from an event of the listing's very second is settled by listing again a second later", async () => {
     const id = await subscriber('rec-tie');
-    const read = await t.composition.services.payments.retrieveSubscription(id);
+    const read = await t.composition.payments.retrieveSubscription(id);
     await drift(t, `subscriptions/${id}/cancel-now`);
     // The stored state is as of second X; a listing of that same second says otherwise.
     const [asOfRow] = await t.composition.db.query<{ as_of: string }>(
@@ -260,8 +260,8 @@ describe(`reconcile with a throttling provider (${databaseLabel})`, () => {
     const waits: number[] = [];
     const result = await reconcile(
       {
-        store: t.composition.services.store,
-        payments: t.composition.services.payments,
+        store: t.composition.store,
+        payments: t.composition.payments,
         log: t.composition.logger,
       },
       { sleep: async (ms) => void waits.push(ms) },
@@ -291,8 +291,8 @@ describe(`reconcile with a throttling provider (${databaseLabel})`, () => {
     });
     try {
       const result = await reconcile({
-        store: t.composition.services.store,
-        payments: t.composition.services.payments,
+        store: t.composition.store,
+        payments: t.composition.payments,
         log: t.composition.logger,
       });
       assert.deepEqual(

@@ -117,7 +117,7 @@ describe(`one trial per user (${databaseLabel})`, () => {
   });
 
   test('a subscription an operator reads back (a linked customer, sync-user) counts too', async () => {
-    const { store, payments } = t.composition.services;
+    const { store, payments } = t.composition;
     const user = await store.users.upsertByIdpId('trial-cid', 'trial-cid@example.com');
     const stripe = simulatorClient(t);
     // Made elsewhere, naming no user: its webhook finds nobody and stores nothing.
@@ -142,7 +142,7 @@ describe(`one trial per user (${databaseLabel})`, () => {
   });
 
   test('whatever writes the subscriptions table, the database marks its user (and the user it moves to)', async () => {
-    const { store } = t.composition.services;
+    const { store } = t.composition;
     const first = await store.users.upsertByIdpId('trial-dan', 'trial-dan@example.com');
     const second = await store.users.upsertByIdpId('trial-eve', 'trial-eve@example.com');
     const state = {

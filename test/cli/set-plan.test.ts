@@ -15,7 +15,7 @@ describe(`set-plan (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const users = () => t.composition.services.store.users;
+  const users = () => t.composition.store.users;
 
   test('sets the plan, and the next checkout uses its price', async () => {
     await tierOf(t, 'plan-anna');

@@ -20,7 +20,7 @@ describe(`sync-user (${databaseLabel})`, () => {
   after(() => t.close());
 
   const sync = (idpId: string) => {
-    const { store, payments } = t.composition.services;
+    const { store, payments } = t.composition;
     return syncUser(
       { store, payments, policy: tierPolicy(t.config), log: t.composition.logger },
       idpId,
@@ -62,7 +62,10 @@ describe(`sync-user (${databaseLabel})`, () => {
     const result = await sync('sync-cy');
     assert.deepEqual([result.tierBefore, result.tierAfter], ['pro', 'free']);
     assert.match(result.subscriptions[0]!, /\(canceled\)$/);
-    const { payments, webhooks } = t.composition.services;
+    const {
+      payments,
+      services: { webhooks },
+    } = t.composition;
     await replayUndeliveredEvents(payments, webhooks);
     assert.equal(await tierOf(t, 'sync-cy'), 'free');
   });

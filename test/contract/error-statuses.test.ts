@@ -24,7 +24,7 @@ describe(`every answer is documented (${databaseLabel})`, () => {
   /** Runs `work` while the database or the provider fails, then puts them back. */
   async function during<T>(fault: Fault, work: () => Promise<T>): Promise<T> {
     const target = (fault === 'provider down'
-      ? t.composition.services.payments
+      ? t.composition.payments
       : t.composition.db) as unknown as Record<string, unknown>;
     const methods =
       fault === 'provider down'
@@ -192,13 +192,10 @@ describe(`every answer is documented (${databaseLabel})`, () => {
       });
     /** A user with a provider customer, as after a first checkout. */
     const customer = async (sub: string) => {
-      const user = await t.composition.services.store.users.upsertByIdpId(
-        sub,
-        `${sub}@example.com`,
-      );
-      await t.composition.services.store.users.linkCustomer(
+      const user = await t.composition.store.users.upsertByIdpId(sub, `${sub}@example.com`);
+      await t.composition.store.users.linkCustomer(
         user.id,
-        await t.composition.services.payments.createCustomer(
+        await t.composition.payments.createCustomer(
           { userId: user.id, email: user.email },
           `customer:${user.id}`,
         ),

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { compose, type Composition } from '../../src/composition.ts';
+import { composeService, type Composition } from '../../src/composition.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import {
   devIssuerUrl,
@@ -41,8 +41,8 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
   };
   const config = loadConfig(fullEnv);
-  const composition = await compose(config);
-  const app = await buildApp(composition.services, { logger: composition.logger });
+  const composition = await composeService(config);
+  const app = await buildApp(composition, { logger: composition.logger });
   await checkInjectedResponses(app);
   const key = await loadOrCreateSigningKey(dataDir);
   return {

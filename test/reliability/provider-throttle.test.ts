@@ -70,7 +70,10 @@ describe(`a throttling payment provider (${databaseLabel})`, () => {
     provider.front.inject('GET', /^\/v1\/events$/, THROTTLED, 1);
     provider.front.inject('GET', /^\/v1\/subscriptions\/sub_/, THROTTLED, 3);
     const waits: number[] = [];
-    const { payments, webhooks } = t.composition.services;
+    const {
+      payments,
+      services: { webhooks },
+    } = t.composition;
     const summary = await replayUndeliveredEvents(payments, webhooks, {
       sleep: async (ms) => void waits.push(ms),
     });

@@ -18,7 +18,10 @@ describe(`replay of undelivered events (${databaseLabel})`, () => {
   test('undelivered events are processed once, and a second replay only finds duplicates', async () => {
     await payWhileUnreachable(t, 'replay-user');
     assert.equal(await tierOf(t, 'replay-user'), 'free');
-    const { payments, webhooks } = t.composition.services;
+    const {
+      payments,
+      services: { webhooks },
+    } = t.composition;
     const first = await replayUndeliveredEvents(payments, webhooks);
     assert.ok(first.processed >= 3, JSON.stringify(first));
     assert.equal(await tierOf(t, 'replay-user'), 'pro');

@@ -160,7 +160,7 @@ describe(`webhook events (${databaseLabel})`, () => {
       metadata: { user_id: other.id },
       priceId: 'price_sim_team',
     });
-    await t.composition.services.store.users.linkCustomer(owner.id, String(subscription.customer));
+    await t.composition.store.users.linkCustomer(owner.id, String(subscription.customer));
     assert.deepEqual(
       (await deliver(t.app, eventOf('customer.subscription.created', subscription))).json(),
       { status: 'processed' },

@@ -18,19 +18,18 @@ export const linkCustomerCommand: Command = {
   positionals: ['idp_id', 'customer_id'],
   async run({ positionals: [idpId, customerId] }, io) {
     const config = cliConfig();
-    const [{ composeOperator }, { tierPolicy }, { linkCustomer }] = await Promise.all([
-      import('../../operator-composition.ts'),
+    const [{ composeOperator }, { linkCustomer }] = await Promise.all([
       import('../../composition.ts'),
       import('../../domain/billing/link-customer.ts'),
     ]);
     const composition = await composeOperator(config);
     try {
-      const { store, logger } = composition;
+      const { store, policy, logger } = composition;
       const result = await linkCustomer(
         {
           store,
           payments: await composition.payments(),
-          policy: tierPolicy(config),
+          policy,
           log: logger,
         },
         idpId!,

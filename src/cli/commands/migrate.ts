@@ -11,17 +11,12 @@ export const migrateCommand: Command = {
   positionals: [],
   async run(_input, io) {
     const config = cliConfig();
-    const { reachDatabase, openMigratedDatabase } = await import('../../adapters/database/open.ts');
+    const { composeOperator } = await import('../../composition.ts');
     io.progress(
       `migrating ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'the embedded database'}...`,
     );
-    const server = await reachDatabase(config.database);
-    try {
-      const { db, applied } = await openMigratedDatabase(server.reach);
-      await db.close();
-      io.out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
-    } finally {
-      await server.stop();
-    }
+    const { migrationsApplied: applied, close } = await composeOperator(config);
+    await close();
+    io.out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
   },
 };

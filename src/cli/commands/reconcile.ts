@@ -39,7 +39,7 @@ export const reconcileCommand: Command = {
     const config = cliConfig();
     const [{ composeOperator, operatorName }, { reconcile }, { runExclusively }] =
       await Promise.all([
-        import('../../operator-composition.ts'),
+        import('../../composition.ts'),
         import('../../domain/billing/reconcile.ts'),
         import('../../domain/schedule/exclusive-run.ts'),
       ]);

@@ -18,7 +18,7 @@ export const replayEventsCommand: Command = {
   async run(_input, io) {
     const config = cliConfig();
     const [{ composeOperator }, { replayUndeliveredEvents }] = await Promise.all([
-      import('../../operator-composition.ts'),
+      import('../../composition.ts'),
       import('../../domain/webhooks/replay.ts'),
     ]);
     const composition = await composeOperator(config);

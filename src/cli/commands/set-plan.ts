@@ -14,7 +14,7 @@ export const setPlanCommand: Command = {
   async run({ positionals: [idpId, plan] }, io) {
     const config = cliConfig();
     const [{ composeOperator }, { setPlan }] = await Promise.all([
-      import('../../operator-composition.ts'),
+      import('../../composition.ts'),
       import('../../domain/billing/set-plan.ts'),
     ]);
     const composition = await composeOperator(config);

@@ -15,19 +15,18 @@ export const syncUserCommand: Command = {
   positionals: ['idp_id'],
   async run({ positionals: [idpId] }, io) {
     const config = cliConfig();
-    const [{ composeOperator }, { tierPolicy }, { syncUser }] = await Promise.all([
-      import('../../operator-composition.ts'),
+    const [{ composeOperator }, { syncUser }] = await Promise.all([
       import('../../composition.ts'),
       import('../../domain/billing/sync-user.ts'),
     ]);
     const composition = await composeOperator(config);
     try {
-      const { store } = composition;
+      const { store, policy } = composition;
       const result = await syncUser(
         {
           store,
           payments: await composition.payments(),
-          policy: tierPolicy(config),
+          policy,
           log: composition.logger,
         },
         idpId!,

@@ -1,0 +1,58 @@
+// The database an entry point works on, and the adapters built on it. The owner of the embedded
+// database serves it and migrates; a cluster worker reaches its primary's and does not migrate
+// (the primary has); an operator command reaches the running service's (or serves it for its
+// length) and migrates.
+import type { Config } from '../config.ts';
+import { createEventLedger } from '../adapters/database/event-ledger.ts';
+import { createJobLeases } from '../adapters/database/job-leases.ts';
+import { pendingMigrations } from '../adapters/database/migrate.ts';
+import {
+  openDatabase,
+  openMigratedDatabase,
+  reachDatabase,
+  serveDatabase,
+  type DatabaseServer,
+} from '../adapters/database/open.ts';
+import { createRateLimitCounts } from '../adapters/database/rate-limit-counts.ts';
+import type { Database } from '../adapters/database/sql-client.ts';
+import { createStore } from '../adapters/database/store.ts';
+
+export type DatabaseRole = 'owner' | 'worker' | 'operator';
+
+export interface OpenedDatabase {
+  db: Database;
+  /** The migrations this process applied (none for a cluster worker). */
+  applied: string[];
+  server: DatabaseServer;
+}
+
+export async function openDatabaseAs(config: Config, role: DatabaseRole): Promise<OpenedDatabase> {
+  const server = await (role === 'owner' ? serveDatabase : reachDatabase)(config.database);
+  try {
+    const opened =
+      role === 'worker'
+        ? { db: await openDatabase(server.reach), applied: [] }
+        : await openMigratedDatabase(server.reach);
+    return { ...opened, server };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+export function databaseAdapters(db: Database) {
+  return {
+    store: createStore(db),
+    ledger: createEventLedger(db),
+    leases: createJobLeases(db),
+    limitCounts: createRateLimitCounts(db),
+  };
+}
+
+export type DatabaseAdapters = ReturnType<typeof databaseAdapters>;
+
+/** Readiness: the database answers and has every migration; throws otherwise. */
+export async function checkMigrated(db: Database): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
+}

@@ -1,0 +1,101 @@
+// What the service builds on the adapters the root chose: the services the routes call, the
+// HTTP settings, the background jobs. The WebhookService is built here alone (operator commands
+// replay events through it too).
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { HttpSettings, Services } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../adapters/database/sql-client.ts';
+import { createCachedVerifier } from '../adapters/identity/cached-verifier.ts';
+import type { PrometheusMetrics } from '../adapters/metrics/prometheus.ts';
+import { createStripeWebhookVerifier } from '../adapters/payments/stripe-events.ts';
+import { CheckoutService } from '../domain/billing/checkout-service.ts';
+import { PortalService } from '../domain/billing/portal-service.ts';
+import { SubscriptionSummaryService } from '../domain/billing/subscription-summary.ts';
+import type { TierPolicy } from '../domain/billing/tier.ts';
+import type { PaymentsProvider } from '../domain/ports/payments-provider.ts';
+import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
+import { scheduledJobs, type ScheduledJobs } from '../domain/schedule/jobs.ts';
+import { UserService } from '../domain/users/user-service.ts';
+import { WebhookService } from '../domain/webhooks/webhook-service.ts';
+import { checkMigrated, type DatabaseAdapters } from './database.ts';
+
+/** The adapters a service is built from. */
+export interface ServiceAdapters extends DatabaseAdapters {
+  db: Database;
+  metrics: PrometheusMetrics;
+  payments: PaymentsProvider;
+  logger: Logger;
+}
+
+export function webhookService(
+  config: Config,
+  adapters: Pick<ServiceAdapters, 'ledger' | 'store' | 'payments' | 'metrics' | 'logger'>,
+): WebhookService {
+  const { ledger, store, payments, metrics, logger } = adapters;
+  return new WebhookService({
+    ledger,
+    store,
+    verifier: createStripeWebhookVerifier(config.webhookSecrets),
+    payments,
+    settings: config.payments,
+    log: logger,
+    metrics,
+  });
+}
+
+export function routeServices(
+  config: Config,
+  adapters: ServiceAdapters,
+  { verifier, policy }: { verifier: TokenVerifier; policy: TierPolicy },
+): Services {
+  const { db, store, payments, metrics } = adapters;
+  return {
+    // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
+    // token costs a hash, not a signature check. See cached-verifier.ts.
+    verifier: createCachedVerifier(verifier),
+    users: new UserService(store, policy),
+    checkout: new CheckoutService(store, payments, config, metrics),
+    portal: new PortalService(store, payments, config),
+    summaries: new SubscriptionSummaryService(store, policy, config),
+    webhooks: webhookService(config, adapters),
+    metrics,
+    checkReady: () => checkMigrated(db),
+  };
+}
+
+export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters): HttpSettings {
+  return {
+    corsOrigins: config.corsOrigins,
+    checkoutRateLimit: config.checkoutRateLimit,
+    limitCounter: limitCounts,
+    requestTimeoutMs: config.requestTimeoutMs,
+    // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
+    metrics: {
+      onApiPort: config.metrics.apiPort,
+      token: config.metrics.token,
+      localNames: config.localNames,
+    },
+  };
+}
+
+/** This process's name in the background jobs' leases: where it runs, its pid, and a nonce. */
+const instanceName = (): string => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+
+/** Reconciliation and retention: started once the service listens. */
+export function backgroundJobs(config: Config, adapters: ServiceAdapters): ScheduledJobs {
+  const { store, payments, ledger, leases, limitCounts, metrics, logger } = adapters;
+  return scheduledJobs({
+    store,
+    payments,
+    ledger,
+    leases,
+    limits: limitCounts,
+    metrics,
+    log: logger,
+    holder: instanceName(),
+    reconcileEveryMs: config.reconcileEveryMs,
+    retentionDays: config.retentionDays,
+  });
+}
