@@ -27,6 +27,7 @@ import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { connectOidcIssuer } from './adapters/identity/oidc-issuer.ts';
 import { createStripeClient } from './adapters/payments/stripe-client.ts';
 import { createStripeWebhookVerifier } from './adapters/payments/stripe-events.ts';
+import { withSharedReads } from './adapters/payments/shared-reads.ts';
 import { createStripePayments } from './adapters/payments/stripe-payments.ts';
 import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from './dev/identity-provider.ts';
 import { devIdentityProviderRoutes } from './dev/identity-provider-routes.ts';
@@ -143,7 +144,7 @@ async function composeOn(
     config.payments.apiKey,
     simulator?.url ?? (config.payments.kind === 'stripe' ? config.payments.apiBase : null),
   );
-  const payments = createStripePayments(stripe, logger);
+  const payments = withSharedReads(createStripePayments(stripe, logger));
   const policy = tierPolicy(config);
   const metrics = createPrometheusMetrics(() => db.poolStats());
   const ledger = createEventLedger(db);

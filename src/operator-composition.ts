@@ -12,6 +12,7 @@ import { createStore } from './adapters/database/store.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { createStripeClient } from './adapters/payments/stripe-client.ts';
 import { createStripeWebhookVerifier } from './adapters/payments/stripe-events.ts';
+import { withSharedReads } from './adapters/payments/shared-reads.ts';
 import { createStripePayments } from './adapters/payments/stripe-payments.ts';
 import type { Config } from './config.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
@@ -78,7 +79,7 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
     throw error;
   });
   const store = createStore(db);
-  const payments = () => operatorPayments(config, logger);
+  const payments = () => operatorPayments(config, logger).then(withSharedReads);
   return {
     db,
     store,

@@ -18,7 +18,6 @@ import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
 import type { WebhookLog } from './context.ts';
 import { handlerFor, isHandled, type BoundHandler } from './handlers/index.ts';
 import { DecideAgain, DeliveryReads, ReadNeeded } from './delivery-reads.ts';
-import { SubscriptionReads } from './subscription-reads.ts';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored';
 
@@ -47,7 +46,6 @@ export class WebhookService {
   private readonly log: WebhookLog;
   private readonly metrics: Metrics;
   private readonly payments: PaymentsProvider;
-  private readonly reads: SubscriptionReads;
 
   constructor(options: WebhookServiceOptions) {
     this.ledger = options.ledger;
@@ -57,7 +55,6 @@ export class WebhookService {
     this.log = options.log;
     this.metrics = options.metrics;
     this.payments = options.payments;
-    this.reads = new SubscriptionReads(options.payments);
   }
 
   /** Verifies and processes one delivery. */
@@ -150,7 +147,7 @@ export class WebhookService {
     handler: BoundHandler,
     record: WebhookEventRecord,
   ): Promise<boolean> {
-    const reads = new DeliveryReads(this.reads, event.created);
+    const reads = new DeliveryReads(this.payments, event.created);
     await handler.prepare({
       store: this.store,
       reads,
