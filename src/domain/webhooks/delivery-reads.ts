@@ -5,6 +5,7 @@
 // throws ReadNeeded, rolls back, and the service reads again outside it.
 import type { ProviderSubscription, SubscriptionState } from '../model.ts';
 import { DomainError } from '../errors.ts';
+import { ordering } from './ordering.ts';
 import {
   readClock,
   type PaymentsProvider,
@@ -95,7 +96,7 @@ export class DeliveryReads {
     if (
       stored === null ||
       basedOn === stored.revision ||
-      read.readAt > stored.asOf ||
+      ordering(read.readAt, stored.asOf) === 'newer' ||
       sameTerms(read.value, stored)
     )
       return read;
