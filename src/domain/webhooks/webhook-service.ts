@@ -1,13 +1,8 @@
-// Exactly-once processing of provider events. The ledger runs a handler's database work and then
-// writes the event's record, in one transaction, unless the event is recorded already (then the
-// delivery is a `duplicate`). Provider reads happen before that transaction, never in it: what a
-// handler needs is read first, and when the transaction finds the stored state moved so that
-// the decision changes, it rolls back, the service reads what is missing and applies again. A
-// failure rolls everything back and is rethrown (the HTTP layer answers 5xx; the provider retries).
-// A thin event about an invoice or a checkout session is completed first, by reading its object.
-// An event that cannot be translated (unmappable, or needing a provider object that cannot be) is
-// acknowledged as `ignored`, recorded once, with its reason kept among the failures and logged:
-// redelivering it would only fail the same way.
+// Exactly-once processing of provider events: a handler's database work and the event's record in
+// one transaction, unless it is recorded already (`duplicate`). Provider reads come before it; when
+// it finds the stored state moved, it rolls back and the service reads again. A failure rolls back
+// and is rethrown, so the provider retries; an event that cannot be translated is recorded once as
+// `ignored`, since redelivering it would fail the same way.
 import type { PaymentEvent, UnmappableEvent, WebhookEventRecord } from '../model.ts';
 import { DomainError, UnmappableAnswer } from '../errors.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
