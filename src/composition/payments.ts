@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config, ReachableDatabaseConfig } from '../config.ts';
 import { openDatabase } from '../adapters/database/open.ts';
 import { createStripeClient } from '../adapters/payments/stripe-client.ts';
+import { withSharedReads } from '../adapters/payments/shared-reads.ts';
 import { createStripePayments } from '../adapters/payments/stripe-payments.ts';
 import type { DevelopmentPagesOptions } from '../dev/development-pages.ts';
 import type { PaymentsProvider } from '../domain/ports/payments-provider.ts';
@@ -20,7 +21,7 @@ export function paymentsProvider(
 ): PaymentsProvider {
   const stripeBase = config.payments.kind === 'stripe' ? config.payments.apiBase : null;
   const stripe = createStripeClient(config.payments.apiKey, simulatorUrl ?? stripeBase);
-  return createStripePayments(stripe, logger);
+  return withSharedReads(createStripePayments(stripe, logger));
 }
 
 export interface SimulatorInService {

@@ -11,9 +11,7 @@ export interface PrometheusMetrics extends Metrics {
   observeRequest(route: string, method: string, status: number, seconds: number): void;
 }
 
-export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+function requestMetrics(registry: Registry): Pick<PrometheusMetrics, 'observeRequest'> {
   const requests = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route, method and status',
@@ -21,6 +19,13 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  return {
+    observeRequest: (route, method, status, seconds) =>
+      requests.observe({ route, method, status: String(status) }, seconds),
+  };
+}
+
+function billingMetrics(registry: Registry): Pick<Metrics, 'webhookEvent' | 'checkoutSession'> {
   const webhookEvents = new Counter({
     name: 'webhook_events_total',
     help: 'Payment events by type and outcome',
@@ -39,6 +44,18 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     labelNames: ['result'],
     registers: [registry],
   });
+  return {
+    webhookEvent(type, outcome, lagSeconds) {
+      webhookEvents.inc({ type, outcome });
+      if (lagSeconds !== null) webhookLag.observe(Math.max(0, lagSeconds));
+    },
+    checkoutSession: (result) => checkoutSessions.inc({ result }),
+  };
+}
+
+function jobMetrics(
+  registry: Registry,
+): Pick<Metrics, 'lastCompleteRun' | 'reconciled' | 'forgotten'> {
   const lastCompleted = new Gauge({
     name: 'scheduled_job_last_completed_timestamp_seconds',
     help: 'When the last complete run of a scheduled job (reconcile, retention) ended, on any instance',
@@ -61,6 +78,18 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     labelNames: ['table'],
     registers: [registry],
   });
+  return {
+    lastCompleteRun(job, completedAt, result) {
+      lastCompleted.set({ job }, completedAt.getTime() / 1000);
+      if (job === 'reconcile' && result.repaired !== undefined) lastRepairs.set(result.repaired);
+    },
+    reconciled: (count) => repairs.inc(count),
+    forgotten: (table, rows) => forgotten.inc({ table }, rows),
+  };
+}
+
+/** Read when scraped. */
+function registerPoolGauge(registry: Registry, poolStats: () => PoolStats): void {
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database connections by state',
@@ -73,20 +102,17 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
-  return {
+}
+
+export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = {
     registry,
-    observeRequest: (route, method, status, seconds) =>
-      requests.observe({ route, method, status: String(status) }, seconds),
-    webhookEvent(type, outcome, lagSeconds) {
-      webhookEvents.inc({ type, outcome });
-      if (lagSeconds !== null) webhookLag.observe(Math.max(0, lagSeconds));
-    },
-    checkoutSession: (result) => checkoutSessions.inc({ result }),
-    lastCompleteRun(job, completedAt, result) {
-      lastCompleted.set({ job }, completedAt.getTime() / 1000);
-      if (job === 'reconcile' && result.repaired !== undefined) lastRepairs.set(result.repaired);
-    },
-    reconciled: (count) => repairs.inc(count),
-    forgotten: (table, rows) => forgotten.inc({ table }, rows),
+    ...requestMetrics(registry),
+    ...billingMetrics(registry),
+    ...jobMetrics(registry),
   };
+  registerPoolGauge(registry, poolStats);
+  return metrics;
 }

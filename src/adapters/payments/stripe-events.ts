@@ -22,7 +22,7 @@ function refuseUnstorable(_key: string, value: unknown): unknown {
 
 // Those characters reach a JSON text only as \u escapes (a raw NUL is not valid JSON, and decoding
 // UTF-8 never yields a lone surrogate), so only a text with such an escape is checked value by
-// value: a reviver call per value was the costliest JavaScript of a delivery in the profile.
+// value: a reviver call per value would be the costliest JavaScript of a delivery.
 const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 
 type Parsed = { thin: false; event: Stripe.Event } | { thin: true; event: ThinEventJson };

@@ -63,14 +63,19 @@ export const reconcileCommand: Command = {
       if (dryRun) result = await work();
       else {
         const holder = operatorName();
-        const outcome = await runExclusively(
+        const outcome = await runExclusively({
           leases,
-          'reconcile',
+          job: 'reconcile',
           holder,
-          { dueAfterMs: 0 },
+          dueAfterMs: 0,
           work,
-          ({ seen, repaired, unchanged, unlinked }) => ({ seen, repaired, unchanged, unlinked }),
-        );
+          report: ({ seen, repaired, unchanged, unlinked }) => ({
+            seen,
+            repaired,
+            unchanged,
+            unlinked,
+          }),
+        });
         if (!outcome.ran) {
           const running = await leases.holder('reconcile');
           throw new Error(

@@ -12,6 +12,7 @@ import type { Repositories, Store } from '../ports/store.ts';
 import { patiently, realSleep, type Patience } from '../throttling.ts';
 import { findEventUser, type WebhookLog } from '../webhooks/context.ts';
 import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
+import { ordering } from '../webhooks/ordering.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
 
 /**
@@ -58,9 +59,10 @@ async function decide(
   const ctx = { tx: repos, log: deps.log };
   for (const next of listed) {
     const before = stored.get(next.id) ?? null;
+    const order = before === null ? null : ordering(readAt, before.asOf);
     let verdict: Verdict;
-    if (before !== null && before.asOf >= readAt) {
-      verdict = before.asOf > readAt || sameTerms(next, before) ? 'unchanged' : 'tied';
+    if (before !== null && order !== 'newer') {
+      verdict = order === 'older' || sameTerms(next, before) ? 'unchanged' : 'tied';
     } else if (before !== null && sameTerms(next, before)) {
       // The same terms, now known current as of the listing: a late event older than it is skipped.
       confirmed.push(next.id);

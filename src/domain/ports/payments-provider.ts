@@ -22,6 +22,22 @@ export interface SubscriptionsPage {
   next: string | null;
 }
 
+/** The clock of a read's `sentAt` and of `ReadRecency.sentFrom`: this process's, monotonic, in ms. */
+export const readClock = (): number => performance.now();
+
+/** What a subscription read must contain for the caller: either condition will do. */
+export interface ReadRecency {
+  /** Sent at or after this (readClock): it contains everything committed before. */
+  sentFrom: number;
+  /** Or stamped by the provider later than this second: it contains everything up to it. */
+  stampedAfter: number;
+}
+
+export interface SubscriptionRead extends ProviderRead<ProviderSubscription | null> {
+  /** When the request was sent (readClock), or earlier: the read contains all committed before. */
+  sentAt: number;
+}
+
 export interface PaymentsProvider {
   createCustomer(input: { userId: string; email: string }, idempotencyKey: string): Promise<string>;
   createCheckoutSession(
@@ -29,8 +45,11 @@ export interface PaymentsProvider {
     idempotencyKey: string,
   ): Promise<ProviderCheckoutSession>;
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
-  /** The subscription as of the read (null when the provider does not know it). */
-  retrieveSubscription(id: string): Promise<ProviderRead<ProviderSubscription | null>>;
+  /**
+   * The subscription as of a read (null when the provider does not know it) that is as recent as
+   * `recency` asks (default: sent now). An adapter may hand one read to several callers.
+   */
+  retrieveSubscription(id: string, recency?: ReadRecency): Promise<SubscriptionRead>;
   /** Every subscription of the customer, in any status (ended ones included), newest first. */
   listSubscriptions(customerId: string): Promise<ProviderRead<ProviderSubscription[]>>;
   /**

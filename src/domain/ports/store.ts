@@ -1,10 +1,5 @@
 // The database, as the domain needs it: repositories, bound to a transaction when one is asked for.
-import type {
-  CheckoutSessionRecord,
-  ProviderSubscription,
-  SubscriptionState,
-  User,
-} from '../model.ts';
+import type { CheckoutSessionRecord, SubscriptionState, User } from '../model.ts';
 
 export interface UsersRepository {
   /** Creates the user on first sight, keeps the e-mail in step; one round trip when nothing changed. */
@@ -50,17 +45,18 @@ export interface SubscriptionsRepository {
   /** Overwrites a stored state (found for update in the same transaction) and bumps its revision. */
   update(state: Omit<SubscriptionState, 'revision'>): Promise<void>;
   /**
-   * Applies a snapshot from an event created at `created` (unix seconds) in one statement, when
-   * the stored state of the same customer is older than the event (`asOf` < `created`); a past_due
-   * snapshot keeps the first failure time stored. Otherwise says why not: 'older' when the stored
-   * state is newer than the event (nothing to do), 'undecided' when the caller must decide (no
-   * stored state, the same second, another customer).
+   * A conditional write, in one statement: overwrites the provider's terms of a stored
+   * subscription of the same customer (its user kept) only while its stored `asOf` is below
+   * `state.asOf`, and bumps its revision; a failure time already stored is kept while
+   * `state.paymentFailedAt` is set. Otherwise writes nothing and says the stored `asOf` (null:
+   * none stored), for the caller to decide.
    */
-  applyIfNewer(
-    snapshot: ProviderSubscription,
-    created: number,
-  ): Promise<'applied' | 'older' | 'undecided'>;
+  updateIfAsOfBelow(
+    state: Omit<SubscriptionState, 'revision' | 'userId'>,
+  ): Promise<ConditionalWrite>;
 }
+
+export type ConditionalWrite = { written: true } | { written: false; storedAsOf: number | null };
 
 export interface Repositories {
   users: UsersRepository;

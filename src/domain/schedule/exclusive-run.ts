@@ -9,20 +9,28 @@ export const LEASE_MS = 60_000;
 
 export type ExclusiveRun<T> = { ran: true; value: T } | { ran: false };
 
-export interface ExclusiveRunOptions {
+export interface ExclusiveRunOptions<T> {
+  leases: JobLeases;
+  job: string;
+  /** Who runs it, as the leases name holders. */
+  holder: string;
   /** Due when its last complete run ended this long ago (0: whenever nobody runs it). */
   dueAfterMs: number;
   signal?: AbortSignal;
+  work: (signal: AbortSignal) => Promise<T>;
+  /** What the record of a complete run keeps of its value. */
+  report: (value: T) => Record<string, number>;
 }
 
-export async function runExclusively<T>(
-  leases: JobLeases,
-  job: string,
-  holder: string,
-  { dueAfterMs, signal }: ExclusiveRunOptions,
-  work: (signal: AbortSignal) => Promise<T>,
-  report: (value: T) => Record<string, number>,
-): Promise<ExclusiveRun<T>> {
+export async function runExclusively<T>({
+  leases,
+  job,
+  holder,
+  dueAfterMs,
+  signal,
+  work,
+  report,
+}: ExclusiveRunOptions<T>): Promise<ExclusiveRun<T>> {
   if (!(await leases.claim(job, holder, LEASE_MS, dueAfterMs))) return { ran: false };
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);

@@ -42,14 +42,15 @@ export class ScheduledJob {
     const { job, everyMs, leases, holder, log } = this.options;
     const started = performance.now();
     try {
-      const outcome = await runExclusively(
+      const outcome = await runExclusively({
         leases,
         job,
         holder,
-        { dueAfterMs: everyMs, signal: this.closing.signal },
-        (signal) => this.options.run(signal),
-        (result) => result,
-      );
+        dueAfterMs: everyMs,
+        signal: this.closing.signal,
+        work: (signal) => this.options.run(signal),
+        report: (result) => result,
+      });
       if (outcome.ran)
         log.info(
           { job, ...outcome.value, ms: Math.round(performance.now() - started) },

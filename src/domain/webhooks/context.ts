@@ -1,6 +1,6 @@
 // What an event handler is: `prepare` gathers provider reads before any transaction (no lock, no
 // connection held), `apply` does the database work inside the event's transaction. Throwing
-// rolls the whole event back; DecideAgain (subscription-reads.ts) makes the service read what is
+// rolls the whole event back; DecideAgain (delivery-reads.ts) makes the service read what is
 // missing, outside the transaction, and apply again.
 import type { PaymentEvent, User } from '../model.ts';
 import type { Repositories, Store } from '../ports/store.ts';

@@ -5,7 +5,12 @@
 // throws ReadNeeded, rolls back, and the service reads again outside it.
 import type { ProviderSubscription, SubscriptionState } from '../model.ts';
 import { DomainError } from '../errors.ts';
-import type { SubscriptionRead, SubscriptionReads } from './subscription-reads.ts';
+import { ordering } from './ordering.ts';
+import {
+  readClock,
+  type PaymentsProvider,
+  type SubscriptionRead,
+} from '../ports/payments-provider.ts';
 
 /** Thrown inside a transaction when what it found changes the decision: roll back, decide again. */
 export class DecideAgain extends Error {
@@ -47,24 +52,25 @@ export class DeliveryReads {
     string,
     { read: SubscriptionRead; basedOn: number | undefined }
   >();
-  private readonly receivedAt: number;
+  private readonly receivedAt = readClock();
 
   constructor(
-    private readonly shared: SubscriptionReads,
+    private readonly payments: PaymentsProvider,
     /** The event's `created`: a read used for it must contain it. */
     private readonly created: number,
-  ) {
-    this.receivedAt = shared.clock();
-  }
+  ) {}
 
   /** Reads the subscription, newer than `observed` (the stored state seen at `observedAt`, null: none). */
   async fetch(
     id: string,
     observed: SubscriptionState | null,
-    observedAt = this.shared.clock(),
+    observedAt = readClock(),
   ): Promise<void> {
-    const read = await this.shared
-      .read(id, Math.max(this.receivedAt, observedAt), Math.max(this.created, observed?.asOf ?? 0))
+    const read = await this.payments
+      .retrieveSubscription(id, {
+        sentFrom: Math.max(this.receivedAt, observedAt),
+        stampedAfter: Math.max(this.created, observed?.asOf ?? 0),
+      })
       .catch((error: unknown) => {
         throw error instanceof DomainError
           ? new DomainError(error.code, error.message, { ...error.details, subscription: id })
@@ -85,15 +91,15 @@ export class DeliveryReads {
    */
   usable(id: string, stored: SubscriptionState | null): SubscriptionRead {
     const entry = this.reads.get(id);
-    if (entry === undefined) throw new ReadNeeded(id, stored, this.shared.clock());
+    if (entry === undefined) throw new ReadNeeded(id, stored, readClock());
     const { read, basedOn } = entry;
     if (
       stored === null ||
       basedOn === stored.revision ||
-      read.readAt > stored.asOf ||
+      ordering(read.readAt, stored.asOf) === 'newer' ||
       sameTerms(read.value, stored)
     )
       return read;
-    throw new ReadNeeded(id, stored, this.shared.clock());
+    throw new ReadNeeded(id, stored, readClock());
   }
 }

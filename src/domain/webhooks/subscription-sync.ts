@@ -1,12 +1,12 @@
 // Applies what the provider says about a subscription without ever letting an older state
-// overwrite a newer one. The stored state carries `asOf`, a second on the provider's clock up to
-// which it is known current (the newest event applied, or the provider's time of the read it came
-// from). Against it an event is older (skipped, no call), newer (its snapshot applied), or from
-// the same second, or for an unknown subscription: then the provider is read, outside the
-// transaction, and the read applied only over the state it was sent after (or one it is newer than).
+// overwrite a newer one (ordering.ts). An event older than the stored state is skipped, no call; a
+// newer one's snapshot is applied; one of the same second, or for an unknown subscription, needs
+// the provider read, outside the transaction, and the read is applied only over the state it was
+// sent after (or one it is newer than).
 import type { ProviderSubscription, SubscriptionState } from '../model.ts';
 import { DecideAgain } from './delivery-reads.ts';
 import { findEventUser, type ApplyContext, type PrepareContext } from './context.ts';
+import { laterInLifecycle, ordering } from './ordering.ts';
 
 /** Before the transaction: reads the subscription when the event alone cannot settle it. */
 export async function prepareRead(
@@ -15,7 +15,7 @@ export async function prepareRead(
   created: number,
 ): Promise<void> {
   const stored = await ctx.store.subscriptions.find(subscriptionId);
-  if ((stored === null || created >= stored.asOf) && !(await ctx.isRecorded()))
+  if ((stored === null || ordering(created, stored.asOf) !== 'older') && !(await ctx.isRecorded()))
     await ctx.reads.fetch(subscriptionId, stored);
 }
 
@@ -29,14 +29,23 @@ export async function syncSubscription(
   created: number,
   carried: ProviderSubscription | null,
 ): Promise<void> {
-  // The common cases, the next event of a known subscription or a late one, in one statement.
-  const verdict =
-    carried === null ? 'undecided' : await ctx.tx.subscriptions.applyIfNewer(carried, created);
-  if (verdict === 'applied') return;
-  if (verdict === 'older') return skipped(ctx, id, created);
+  // The common cases, the next event of a known subscription or a late one, in one statement: it
+  // writes exactly when the event is newer than the stored state, and else says what stands.
+  if (carried !== null) {
+    const paymentFailedAt = failingSince(carried, null, created);
+    const write = await ctx.tx.subscriptions.updateIfAsOfBelow({
+      ...carried,
+      paymentFailedAt,
+      asOf: created,
+    });
+    if (write.written) return;
+    if (write.storedAsOf !== null && ordering(created, write.storedAsOf) === 'older')
+      return skipped(ctx, id, created);
+  }
   const stored = await ctx.tx.subscriptions.findForUpdate(id);
-  if (stored !== null && created < stored.asOf) return skipped(ctx, id, created);
-  if (carried !== null && stored !== null && created > stored.asOf) {
+  const order = stored === null ? null : ordering(created, stored.asOf);
+  if (order === 'older') return skipped(ctx, id, created);
+  if (carried !== null && order === 'newer') {
     await saveState(ctx, { stored, next: carried, asOf: created, created });
     return;
   }
@@ -48,8 +57,6 @@ export async function syncSubscription(
   }
   if (carried === null)
     return ctx.log.warn({ subscription: id }, 'provider does not know this subscription');
-  // The provider does not know it, so cannot settle a same-second tie: a fixed order, so every
-  // delivery order ends alike.
   if (stored !== null && !laterInLifecycle(carried, stored)) return;
   await saveState(ctx, { stored, next: carried, asOf: created, created });
 }
@@ -57,25 +64,16 @@ export async function syncSubscription(
 const skipped = (ctx: ApplyContext, id: string, created: number) =>
   ctx.log.debug({ subscription: id, created }, 'event older than the stored subscription: skipped');
 
-const LIFECYCLE_RANK: Record<string, number> = {
-  incomplete: 0,
-  trialing: 1,
-  active: 2,
-  past_due: 3,
-  paused: 4,
-  unpaid: 4,
-  incomplete_expired: 5,
-  canceled: 5,
-};
-
-/** Set to end, either of the provider's ways (cancel_at, or cancel_at_period_end). */
-const scheduled = (s: ProviderSubscription | SubscriptionState): boolean =>
-  s.cancelAtPeriodEnd || s.cancelAt !== null;
-
-function laterInLifecycle(a: ProviderSubscription, b: SubscriptionState): boolean {
-  const rank = (LIFECYCLE_RANK[a.status] ?? 0) - (LIFECYCLE_RANK[b.status] ?? 0);
-  return rank !== 0 ? rank > 0 : scheduled(a) && !scheduled(b);
-}
+/**
+ * The grace period runs from the first failure we learn of (the stored one's, else this event's),
+ * and ends with the past_due status.
+ */
+const failingSince = (
+  next: ProviderSubscription,
+  stored: SubscriptionState | null,
+  created: number,
+): Date | null =>
+  next.status === 'past_due' ? (stored?.paymentFailedAt ?? new Date(created * 1000)) : null;
 
 export interface NewState {
   /** What is stored now, locked; null for a first snapshot. */
@@ -111,10 +109,7 @@ export async function saveState(
   }
   if (user && user.paymentsCustomerId === null)
     await ctx.tx.users.linkCustomer(user.id, next.customerId);
-  // The grace period runs from the first failure we learn of, and ends with the past_due status.
-  const paymentFailedAt =
-    next.status === 'past_due' ? (stored?.paymentFailedAt ?? new Date(created * 1000)) : null;
-  const state = { ...next, userId, paymentFailedAt, asOf };
+  const state = { ...next, userId, paymentFailedAt: failingSince(next, stored, created), asOf };
   if (stored !== null) await ctx.tx.subscriptions.update(state);
   else if (!(await ctx.tx.subscriptions.insert(state)))
     throw new DecideAgain(`subscription ${next.id} was stored by another delivery meanwhile`);

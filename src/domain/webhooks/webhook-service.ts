@@ -1,13 +1,8 @@
-// Exactly-once processing of provider events. The ledger runs a handler's database work and then
-// writes the event's record, in one transaction, unless the event is recorded already (then the
-// delivery is a `duplicate`). Provider reads happen before that transaction, never in it: what a
-// handler needs is read first, and when the transaction finds the stored state moved so that
-// the decision changes, it rolls back, the service reads what is missing and applies again. A
-// failure rolls everything back and is rethrown (the HTTP layer answers 5xx; the provider retries).
-// A thin event about an invoice or a checkout session is completed first, by reading its object.
-// An event that cannot be translated (unmappable, or needing a provider object that cannot be) is
-// acknowledged as `ignored`, recorded once, with its reason kept among the failures and logged:
-// redelivering it would only fail the same way.
+// Exactly-once processing of provider events: a handler's database work and the event's record in
+// one transaction, unless it is recorded already (`duplicate`). Provider reads come before it; when
+// it finds the stored state moved, it rolls back and the service reads again. A failure rolls back
+// and is rethrown, so the provider retries; an event that cannot be translated is recorded once as
+// `ignored`, since redelivering it would fail the same way.
 import type { PaymentEvent, UnmappableEvent, WebhookEventRecord } from '../model.ts';
 import { DomainError, UnmappableAnswer } from '../errors.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
@@ -18,7 +13,6 @@ import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
 import type { WebhookLog } from './context.ts';
 import { handlerFor, isHandled, type BoundHandler } from './handlers/index.ts';
 import { DecideAgain, DeliveryReads, ReadNeeded } from './delivery-reads.ts';
-import { SubscriptionReads } from './subscription-reads.ts';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored';
 
@@ -47,7 +41,6 @@ export class WebhookService {
   private readonly log: WebhookLog;
   private readonly metrics: Metrics;
   private readonly payments: PaymentsProvider;
-  private readonly reads: SubscriptionReads;
 
   constructor(options: WebhookServiceOptions) {
     this.ledger = options.ledger;
@@ -57,7 +50,6 @@ export class WebhookService {
     this.log = options.log;
     this.metrics = options.metrics;
     this.payments = options.payments;
-    this.reads = new SubscriptionReads(options.payments);
   }
 
   /** Verifies and processes one delivery. */
@@ -150,7 +142,7 @@ export class WebhookService {
     handler: BoundHandler,
     record: WebhookEventRecord,
   ): Promise<boolean> {
-    const reads = new DeliveryReads(this.reads, event.created);
+    const reads = new DeliveryReads(this.payments, event.created);
     await handler.prepare({
       store: this.store,
       reads,

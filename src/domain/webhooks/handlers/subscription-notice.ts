@@ -1,8 +1,7 @@
 // v1.customer.subscription.created / .updated / .deleted as thin events: the event says that the
 // subscription changed, and when, and carries none of it. So the subscription is read from the
-// provider, outside the transaction (one read in flight per subscription, a recent read reused,
-// on the provider's clock: subscription-reads.ts), unless what is stored is newer than the event,
-// and the read is applied as after an invoice event.
+// provider, outside the transaction, unless what is stored is newer than the event, and the read
+// is applied as after an invoice event.
 import type { SubscriptionNotice } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
 import { prepareRead, syncSubscription } from '../subscription-sync.ts';

@@ -1,16 +1,16 @@
-// Reads of subscriptions from the provider, outside any transaction. In a process, deliveries for
-// one subscription share one read (single flight), and a read finished a few seconds ago is
-// reused when it is known to contain what the caller needs. Across instances the database
-// decides: whether a read may be applied is checked in the transaction (delivery-reads.ts).
-import type { ProviderRead, ProviderSubscription } from '../model.ts';
-import type { PaymentsProvider } from '../ports/payments-provider.ts';
+// Subscription reads shared within this process, around any PaymentsProvider: one read in flight
+// per subscription (single flight), a read finished a few seconds ago handed to a caller it is
+// recent enough for, and a cap on reads in flight, so a burst of deliveries costs about one read
+// per subscription and queues here rather than at the provider's rate limit. Whether a read may
+// be applied over what is stored is the domain's to check, in its transaction.
+import {
+  readClock,
+  type PaymentsProvider,
+  type ReadRecency,
+  type SubscriptionRead,
+} from '../../domain/ports/payments-provider.ts';
 
-export interface SubscriptionRead extends ProviderRead<ProviderSubscription | null> {
-  /** Local monotonic time (ms) the request was sent: the read contains all that was committed before. */
-  sentAt: number;
-}
-
-/** A read finished less than this ago may serve another delivery. */
+/** A read finished less than this ago may serve another caller. */
 const REUSE_MS = 5_000;
 const MAX_REMEMBERED = 10_000;
 /** Reads in flight at once: a burst of first deliveries queues here rather than at the provider's rate limit. */
@@ -24,45 +24,50 @@ interface Entry {
   doneAt?: number;
 }
 
-export class SubscriptionReads {
+/** `payments` with its subscription reads shared; every other operation is its own. */
+export function withSharedReads(payments: PaymentsProvider): PaymentsProvider {
+  const shared = new SharedReads(payments);
+  return { ...payments, retrieveSubscription: (id, recency) => shared.read(id, recency) };
+}
+
+class SharedReads {
   private readonly entries = new Map<string, Entry>();
   private inFlight = 0;
   private readonly queued: (() => void)[] = [];
 
-  constructor(
-    private readonly payments: PaymentsProvider,
-    readonly clock: () => number = () => performance.now(),
-  ) {}
+  constructor(private readonly payments: PaymentsProvider) {}
 
   /**
-   * A read of the subscription sent at or after `sentAfter`, or one the provider stamped later
-   * than the second `newerThan` (so it contains everything up to it). One read at a time per
-   * subscription: a caller that cannot use the read in flight waits for it, looks at its stamp,
-   * and only then, if it does not qualify, sends another.
+   * A read as recent as `recency` asks. One read at a time per subscription: a caller that cannot
+   * use the read in flight waits for it, looks at its stamp, and only then, if it is not recent
+   * enough, sends another.
    */
-  async read(id: string, sentAfter: number, newerThan: number): Promise<SubscriptionRead> {
+  async read(
+    id: string,
+    { sentFrom, stampedAfter }: ReadRecency = { sentFrom: readClock(), stampedAfter: Infinity },
+  ): Promise<SubscriptionRead> {
     for (let waited = false; ; waited = true) {
       const entry = this.entries.get(id);
       if (
         entry === undefined ||
-        (entry.doneAt !== undefined && this.clock() - entry.doneAt >= REUSE_MS)
+        (entry.doneAt !== undefined && readClock() - entry.doneAt >= REUSE_MS)
       )
         return this.start(id);
-      if (entry.sentAt >= sentAfter) return entry.read;
+      if (entry.sentAt >= sentFrom) return entry.read;
       const done = entry.done ?? (waited ? undefined : await entry.read.catch(() => undefined));
-      if (done !== undefined && done.readAt > newerThan) return done;
+      if (done !== undefined && done.readAt > stampedAfter) return done;
       if (waited || this.entries.get(id) === entry) return this.start(id);
     }
   }
 
   private start(id: string): Promise<SubscriptionRead> {
-    const entry = { sentAt: this.clock() } as Entry;
+    const entry = { sentAt: readClock() } as Entry;
     entry.read = this.inTurn(() => {
-      entry.sentAt = this.clock();
+      entry.sentAt = readClock();
       return this.payments.retrieveSubscription(id);
-    }).then((result) => {
-      entry.doneAt = this.clock();
-      return (entry.done = { ...result, sentAt: entry.sentAt });
+    }).then((read) => {
+      entry.doneAt = readClock();
+      return (entry.done = { ...read, sentAt: entry.sentAt });
     });
     // A failed read is not shared with those who come later: they ask again.
     entry.read.catch(() => this.entries.get(id) === entry && this.entries.delete(id));
@@ -86,7 +91,7 @@ export class SubscriptionReads {
 
   /** Entries are in the order their reads were asked for: the old ones are at the front. */
   private forgetOld(): void {
-    const now = this.clock();
+    const now = readClock();
     for (const [id, entry] of this.entries) {
       const stale = entry.doneAt !== undefined && now - entry.doneAt >= REUSE_MS;
       if (!stale && this.entries.size <= MAX_REMEMBERED) return;
