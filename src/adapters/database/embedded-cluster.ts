@@ -4,6 +4,7 @@
 // the file, which only the service's own user can (0600). As root the server runs as `postgres`,
 // which reaches the socket but not the password.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import {
   chmod,
   chown,
@@ -99,11 +100,12 @@ async function requirePassword(dataDir: string, postgres: string, user: RunAs | 
   const rules = await readFile(hba, 'utf8');
   if (rules.match(TRUST) === null) return;
   const password = (await readPassword(dataDir)).replaceAll("'", "''");
-  const quiet = ['-c', 'exit_on_error=on', '-c', 'log_min_error_statement=panic']; // an error exits 1, never echoing the statement
+  // An error exits 1 and is the last line logged; the statement (it holds the password) is not.
+  const quiet = ['exit_on_error=on', 'log_min_messages=fatal', 'log_min_error_statement=panic'];
   await runAs(
     user,
     postgres,
-    ['--single', '-D', cluster, ...quiet, 'postgres'],
+    ['--single', '-D', cluster, ...quiet.flatMap((setting) => ['-c', setting]), 'postgres'],
     `ALTER ROLE postgres PASSWORD '${password}'`,
   );
   await writeFile(`${hba}.new`, rules.replace(TRUST, '$1scram-sha-256$2'), { mode: 0o600 });
@@ -128,7 +130,7 @@ export async function prepareCluster(
       if (error.code !== 'EEXIST') throw error;
     },
   );
-  if (!(await stat(join(dataDir, 'postgres', 'PG_VERSION')).catch(() => null)))
+  if (!existsSync(join(dataDir, 'postgres', 'PG_VERSION')))
     await createCluster(dataDir, binaries.initdb, user);
   await serverDirectory(join(dataDir, 'postgres-socket'), user);
   await stopLeftoverServer(binaries.pg_ctl, join(dataDir, 'postgres'), user);

@@ -40,7 +40,8 @@ export async function postgresBinaries(): Promise<PostgresBinaries> {
 export function serverUser(): RunAs | null {
   if (process.getuid?.() !== 0) return null;
   try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { stdio: 'pipe' }));
+    const id = (flag: string) =>
+      Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }));
     return { name: 'postgres', uid: id('-u'), gid: id('-g') };
   } catch {
     throw new Error(
@@ -49,7 +50,7 @@ export function serverUser(): RunAs | null {
   }
 }
 
-/** Runs one of the programs as `user` to its end, `input` on its stdin; a failure says its last line of error output. */
+/** Runs a program as `user` to its end, `input` on its stdin; a failure says its last error line. */
 export async function runAs(
   user: RunAs | null,
   program: string,
