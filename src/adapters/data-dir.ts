@@ -7,10 +7,6 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-export class DataDirError extends Error {
-  override name = 'DataDirError';
-}
-
 /** Creates `dataDir` when missing; throws one line naming DATA_DIR and why it cannot be had. */
 export async function ensureDataDir(dataDir: string): Promise<void> {
   try {
@@ -26,7 +22,7 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
         `every user of this machine may write into it (mode ${(found.mode & 0o777).toString(8)}): chmod 700 it, or choose another`,
       );
   } catch (error) {
-    throw new DataDirError(
+    throw new Error(
       `DATA_DIR ${dataDir} cannot be created: ${blockingFile(dataDir) ?? (error instanceof Error ? error.message : String(error))}`,
     );
   }

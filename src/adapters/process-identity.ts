@@ -1,9 +1,9 @@
-// A process recorded by its pid alone is easily mistaken for another: after a SIGKILL in a
-// container the next start is pid 1 again, and any pid is reused in time. So a process is
-// recorded with when it started (on Linux, /proc/<pid>/stat's start time and the boot it belongs
-// to), and a recorded process counts as running only while a process with that pid and that start
-// runs. Without /proc (macOS) the pid alone decides, except that a recorded pid equal to this
-// process's own is never this process: it records itself only after looking.
+// A pid alone is easily mistaken for another process: after a SIGKILL in a container the next
+// start is pid 1 again, and any pid is reused in time. So a process is recorded with when it
+// started (on Linux, the boot and /proc/<pid>/stat's start time), and counts as running only while
+// a process with that pid and that start runs. Without /proc (macOS) the pid alone decides, except
+// that a recorded pid equal to this process's own is never this process: it records itself after.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 export interface ProcessIdentity {
@@ -12,22 +12,22 @@ export interface ProcessIdentity {
   started: string | null;
 }
 
-function stat(pid: number): string[] | null {
+const readOrNull = (path: string): string | null => {
   try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' '); // from field 3 on: the name may hold spaces
+    return readFileSync(path, 'utf8');
   } catch {
     return null;
   }
+};
+
+/** /proc/<pid>/stat from field 3 (the state) on: the name before it may hold spaces. */
+function stat(pid: number): string[] | null {
+  const text = readOrNull(`/proc/${pid}/stat`);
+  return text === null ? null : text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
 
-function bootId(): string {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    return 'boot'; // a sandbox without /proc/sys: the start time alone still tells processes apart
-  }
-}
+// A sandbox without /proc/sys: the start time alone still tells processes apart.
+const bootId = () => readOrNull('/proc/sys/kernel/random/boot_id')?.trim() ?? 'boot';
 
 function startOf(pid: number): string | null {
   const fields = stat(pid);
@@ -55,6 +55,15 @@ export function isRunning(recorded: ProcessIdentity): boolean {
   if (stat(recorded.pid)?.[0] === 'Z') return false; // a zombie: its parent gone, in a container whose pid 1 does not reap
   const started = startOf(recorded.pid);
   return recorded.started === null || started === null || started === recorded.started;
+}
+
+/** The process's arguments, or null when they cannot be read (gone, or hidden from this user). */
+export function commandLine(pid: number): string[] | null {
+  const proc = readOrNull(`/proc/${pid}/cmdline`);
+  if (proc !== null) return proc.split('\0').filter((arg) => arg !== '');
+  if (process.platform === 'linux') return null;
+  const ps = spawnSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' }); // macOS: no /proc
+  return ps.status === 0 ? ps.stdout.trim().split(/\s+/) : null;
 }
 
 /** "pid" and, where known, "started" on a second line: what owner files and records hold. */

