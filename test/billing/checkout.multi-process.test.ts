@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { requestLogged } from '../helpers/request-log.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 describe(
@@ -68,7 +69,7 @@ describe(
       assert.equal(response.status, 502);
       const body = await response.text();
       assert.deepEqual(JSON.parse(body), { detail: 'Payment provider unavailable' });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await requestLogged(services[2]!, response);
       const logged = services[2]!.output.join('\n');
       assert.match(logged, /payment provider rejected our API key/);
       assert.ok(!logged.includes('sk_test_rejected_key') && !body.includes('sk_test_rejected_key'));

@@ -10,6 +10,7 @@ import { syncUser } from '../../src/domain/billing/sync-user.ts';
 import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { databaseLabel } from '../helpers/database.ts';
+import { allDelivered } from '../helpers/deliveries.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 const DAY_MS = 86_400_000;
@@ -127,7 +128,7 @@ describe(`one trial per user (${databaseLabel})`, () => {
       items: [{ price: 'price_sim_pro' }],
       trial_period_days: 30,
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await allDelivered(stripe); // its events were answered: the webhook had its chance
     assert.equal((await summary('trial-cid')).trial_eligible, true);
     await store.users.linkCustomer(user.id, customer.id);
     await syncUser(

@@ -17,6 +17,7 @@ import { createStripePayments } from '../../src/adapters/payments/stripe-payment
 import type { ObjectNotice } from '../../src/domain/model.ts';
 import { bearer } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
+import { allDelivered } from '../helpers/deliveries.ts';
 import {
   API_KEY,
   startDeliveringProvider,
@@ -254,7 +255,7 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
       await post(`${new URL(portal.url).pathname}/update-card`, 'card=4444');
       await stripe.customers.update(customer.id, { name: 'Likeness' });
       await post(`/_sim/subscriptions/${id}/cancel-now`);
-      await new Promise((resolve) => setTimeout(resolve, 300)); // the last deliveries land
+      await allDelivered(stripe); // the last deliveries landed
       return bodies.slice(start).map((body) => JSON.parse(body) as unknown);
     }
 

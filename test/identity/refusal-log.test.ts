@@ -13,6 +13,7 @@ import {
   type ServiceProcess,
 } from '../helpers/service-process.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
+import { requestLogged } from '../helpers/request-log.ts';
 
 type Entry = LogEntry & { reason?: string };
 
@@ -44,11 +45,8 @@ describe(`the reason of every 401 is logged (${databaseLabel})`, () => {
       headers: authorization === undefined ? {} : { authorization },
     });
     assert.equal(response.status, 401);
-    const requestId = response.headers.get('x-request-id');
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the line reaches stdout
-    return service
-      .logged<Entry>()
-      .find((entry) => entry.reqId === requestId && entry.msg === 'authentication refused')?.reason;
+    const lines = await requestLogged<Entry>(service, response);
+    return lines.find((entry) => entry.msg === 'authentication refused')?.reason;
   }
 
   const tokens: string[] = [];

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { SIMULATOR_API_KEY, SIMULATOR_WEBHOOK_SECRET } from '../../src/config.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
+import { requestLogged } from '../helpers/request-log.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 
 describe(
@@ -66,8 +67,9 @@ describe(
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ token }).toString(),
       } as const;
-      assert.equal((await fetch(`${service.url}/billing/portal`, form)).status, 303);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const portalForm = await fetch(`${service.url}/billing/portal`, form);
+      assert.equal(portalForm.status, 303);
+      await requestLogged(service, portalForm); // the flow's last request, logged to its end
 
       const log = service.output.join('\n');
       assert.match(log, /\/api\/v1\/webhooks\/payments/);

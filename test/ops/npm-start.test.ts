@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -21,6 +21,20 @@ const listening = (port: number) =>
     socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
     socket.once('connect', () => socket.destroy());
   });
+
+/** Whether the process has ended (a zombie holds no port either), looking for up to `ms`. */
+async function endedWithin(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const state = await readFile(`/proc/${pid}/stat`, 'utf8').then(
+      (stat) => /\) (\w)/.exec(stat)?.[1],
+      () => 'gone',
+    );
+    if (state === 'gone' || state === 'Z') return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe(`npm start and signals (${onPostgres ? 'PostgreSQL' : 'embedded PostgreSQL'})`, () => {
   let database: TestDatabase;
@@ -71,8 +85,11 @@ describe(`npm start and signals (${onPostgres ? 'PostgreSQL' : 'embedded Postgre
         lines.some((line) => line.includes('shutting down')),
         'the service itself got the signal',
       );
-      // Give a stray service the time a graceful close takes, then look: nothing may still listen.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Once the service's own process has ended, nothing may still listen.
+      const { pid } = JSON.parse(lines.find((line) => line.includes('Server listening at'))!) as {
+        pid: number;
+      };
+      assert.ok(await endedWithin(pid, 10_000), `the service (pid ${pid}) runs on after npm`);
       assert.equal(await listening(port), false, `port ${port} still listening`);
       assert.equal(
         await listening(simulatorPort),

@@ -24,6 +24,7 @@ import {
   PROVIDER_WEBHOOK_SECRET,
   type FaultyProvider,
 } from '../helpers/faulty-provider.ts';
+import { peerClosesTakenIn } from '../helpers/peer-closed.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.ts';
 
 async function until(
@@ -107,13 +108,16 @@ describe(
     const me = async (sub: string) =>
       call('/api/v1/users/me', { headers: { authorization: `Bearer ${await t.token(sub)}` } });
 
-    /** The process that was faulted is the one still serving: it was not restarted and did not crash. */
+    /**
+     * The process that was faulted is the one still serving: it was not restarted and did not crash
+     * when it took in the end of its connections (a crash closes its port, so /healthz goes first).
+     */
     async function assertSameProcessServing(pid: number | undefined) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await peerClosesTakenIn(pid!, Number(new URL(postgres.url).port));
+      assert.equal((await call('/healthz')).statusCode, 200);
       const exited = service.child.exitCode !== null || service.child.signalCode !== null;
       assert.ok(!exited, `after the database fault, ${fate()}`);
       assert.equal(service.child.pid, pid);
-      assert.equal((await call('/healthz')).statusCode, 200);
     }
 
     /**
