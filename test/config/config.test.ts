@@ -1,6 +1,7 @@
-// loadConfig(env): the documented defaults, and every bad or inconsistent setting refused with one
-// line that names the variable, so the service never starts half-configured. The last test runs the
-// real server process to show that line is all an operator sees.
+// loadConfig(env): the documented defaults, and every bad or inconsistent setting refused with a
+// line that names the variable, one per variable at fault, so the service never starts
+// half-configured. The last test runs the real server process to show that line is all an operator
+// sees.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
