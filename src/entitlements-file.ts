@@ -1,98 +1,123 @@
-// BILLING_ENTITLEMENTS_FILE, read and checked once at start-up (config.ts calls this): for `free`
-// and each tier of BILLING_PRICES, {"features": [names], "limits": {name: integer | null}}. Every
-// problem names the JSON path at fault ($.pro.limits.projects), so one line says what to fix.
+// BILLING_ENTITLEMENTS_FILE, read and checked once at start-up (config calls this) against a
+// TypeBox schema: for `free` and each tier of BILLING_PRICES, {"features": [names], "limits":
+// {name: integer | null}}. A problem names the JSON path at fault ($.pro.limits.projects) in the
+// words of the schema it breaks, so one line says what to fix.
 import { readFileSync } from 'node:fs';
-import type { EntitlementTable, Entitlements } from './domain/billing/entitlements.ts';
+import Type, { type TSchema } from 'typebox';
+import type { TLocalizedValidationError } from 'typebox/error';
+import Value from 'typebox/value';
+import type { EntitlementTable } from './domain/billing/entitlements.ts';
 
 export class EntitlementsFileError extends Error {}
 
-const NAME = /^[a-z0-9_.-]{1,64}$/;
-const NAME_RULE = 'must be 1 to 64 characters of a-z, 0-9, "_", "." and "-"';
 const MAX_BYTES = 1024 * 1024;
+const NAME_RULE = 'must be 1 to 64 characters of a-z, 0-9, "_", "." and "-"';
+const name = (problem: string) => Type.String({ pattern: '^[a-z0-9_.-]{1,64}$', problem });
 
-/** A key as a JSON path segment: `.name` when it is a plain name, `["..."]` otherwise. */
-const at = (path: string, key: string): string =>
-  /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+const Limit = Type.Union(
+  [Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()],
+  {
+    problem: 'must be a non-negative integer or null',
+  },
+);
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function fail(path: string, problem: string): never {
-  throw new EntitlementsFileError(`${path} ${problem}`);
-}
-
-function features(value: unknown, path: string): string[] {
-  if (!Array.isArray(value)) fail(path, 'must be an array of feature names');
-  const seen = new Set<string>();
-  return value.map((name, index) => {
-    const here = `${path}[${index}]`;
-    if (typeof name !== 'string' || !NAME.test(name)) fail(here, NAME_RULE);
-    if (seen.has(name)) fail(here, `names "${name}" twice`);
-    seen.add(name);
-    return name;
-  });
-}
-
-function limits(value: unknown, path: string): Record<string, number | null> {
-  if (!isObject(value)) fail(path, 'must be an object of limits, e.g. {"projects": 20}');
-  // Object.fromEntries defines own properties: a limit named "__proto__" stays a limit.
-  return Object.fromEntries(
-    Object.entries(value).map(([name, limit]) => {
-      const here = at(path, name);
-      if (!NAME.test(name)) fail(here, `is not a valid limit name: names ${NAME_RULE}`);
-      if (limit !== null && !(Number.isSafeInteger(limit) && (limit as number) >= 0))
-        fail(here, 'must be a non-negative integer or null');
-      return [name, limit as number | null];
-    }),
-  );
-}
-
-function entitlements(value: unknown, path: string): Entitlements {
-  if (!isObject(value)) fail(path, 'must be an object with "features" and "limits"');
-  for (const key of Object.keys(value))
-    if (key !== 'features' && key !== 'limits')
-      fail(at(path, key), 'is not allowed: a tier has only "features" and "limits"');
-  return Object.freeze({
-    features: Object.freeze(
-      value.features === undefined ? [] : features(value.features, `${path}.features`),
+const Tier = Type.Object(
+  {
+    features: Type.Optional(
+      Type.Array(name(NAME_RULE), {
+        uniqueItems: true,
+        problem: 'must be an array of feature names',
+      }),
     ),
-    limits: Object.freeze(value.limits === undefined ? {} : limits(value.limits, `${path}.limits`)),
+    limits: Type.Optional(
+      Type.Record(Type.String(), Limit, {
+        propertyNames: name(`is not a valid limit name: names ${NAME_RULE}`),
+        problem: 'must be an object of limits, e.g. {"projects": 20}',
+      }),
+    ),
+  },
+  {
+    propertyNames: Type.Enum(['features', 'limits'], {
+      problem: 'is not allowed: a tier has only "features" and "limits"',
+    }),
+    problem: 'must be an object with "features" and "limits"',
+  },
+);
+
+const fileSchema = (tiers: string[]) =>
+  Type.Record(Type.String(), Tier, {
+    propertyNames: Type.Enum(tiers, {
+      problem: `is not a tier: the tiers are ${tiers.join(', ')}`,
+    }),
+    problem: 'must be an object of tiers, e.g. {"free": {...}, "pro": {...}}',
   });
+
+/** A JSON pointer as a person reads it: /pro/limits/API calls -> $.pro.limits["API calls"]. */
+function jsonPath(document: unknown, pointer: string): string {
+  let path = '$';
+  let value = document;
+  for (const key of Value.Pointer.Indices(pointer)) {
+    if (Array.isArray(value)) path += `[${key}]`;
+    else path += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return path;
+}
+
+/** The deepest `problem` on the way to the schema the error is from. */
+function problemOf(schema: TSchema, error: TLocalizedValidationError): string {
+  let node = schema as Record<string, unknown> | undefined;
+  let problem = node?.problem;
+  for (const key of Value.Pointer.Indices(error.schemaPath.replace(/^#/, ''))) {
+    node = node?.[key] as Record<string, unknown> | undefined;
+    problem = node?.problem ?? problem;
+  }
+  return typeof problem === 'string' ? problem : error.message;
+}
+
+function describe(document: unknown, schema: TSchema, error: TLocalizedValidationError): string {
+  if (error.keyword === 'uniqueItems') {
+    const index = error.params.duplicateItems[0]!;
+    const item = (Value.Pointer.Get(document, error.instancePath) as unknown[])[index];
+    return `${jsonPath(document, `${error.instancePath}/${index}`)} names ${JSON.stringify(item)} twice`;
+  }
+  return `${jsonPath(document, error.instancePath)} ${problemOf(schema, error)}`;
 }
 
 /** The table in `text` for the tiers `free` and `tiers`; throws naming the JSON path at fault. */
-export function parseEntitlements(text: string, tiers: readonly string[]): EntitlementTable {
+function parseEntitlements(text: string, tiers: readonly string[]): EntitlementTable {
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch (error) {
-    fail('$', `is not valid JSON: ${(error as Error).message.replace(/\s+/g, ' ')}`);
+    throw new EntitlementsFileError(
+      `$ is not valid JSON: ${(error as Error).message.replace(/\s+/g, ' ')}`,
+    );
   }
-  if (!isObject(document))
-    fail('$', 'must be an object of tiers, e.g. {"free": {...}, "pro": {...}}');
-  const known = ['free', ...tiers];
-  const table = new Map<string, Entitlements>();
-  for (const [tier, value] of Object.entries(document)) {
-    if (!known.includes(tier))
-      fail(at('$', tier), `is not a tier: the tiers are ${known.join(', ')}`);
-    table.set(tier, entitlements(value, at('$', tier)));
-  }
-  return table;
+  const schema = fileSchema(['free', ...tiers]);
+  const [error] = Value.Errors(schema, document);
+  if (error !== undefined) throw new EntitlementsFileError(describe(document, schema, error));
+  return new Map(
+    Object.entries(document as Type.Static<typeof schema>).map(
+      ([tier, { features = [], limits = {} }]) => [
+        tier,
+        Object.freeze({ features: Object.freeze(features), limits: Object.freeze(limits) }),
+      ],
+    ),
+  );
 }
 
 /** Reads and parses the file at `path`; an unreadable or oversized file is an error too. */
 export function readEntitlementsFile(path: string, tiers: readonly string[]): EntitlementTable {
-  let text: string;
+  let bytes: Buffer;
   try {
-    const bytes = readFileSync(path);
-    if (bytes.length > MAX_BYTES) fail('$', `is over ${MAX_BYTES} bytes`);
-    text = bytes.toString('utf8');
+    bytes = readFileSync(path);
   } catch (error) {
-    if (error instanceof EntitlementsFileError) throw error;
     const { code, message } = error as NodeJS.ErrnoException;
     throw new EntitlementsFileError(
       `cannot be read (${code ?? message.replace(/\s+/g, ' ')}): ${JSON.stringify(path)}`,
     );
   }
-  return parseEntitlements(text, tiers);
+  if (bytes.length > MAX_BYTES) throw new EntitlementsFileError(`$ is over ${MAX_BYTES} bytes`);
+  return parseEntitlements(bytes.toString('utf8'), tiers);
 }

@@ -4,7 +4,6 @@
 // Commands import the database, the provider and the composition inside run(), so `--help` and
 // `token` start without loading them.
 import type { ParseArgsConfig } from 'node:util';
-import { loadConfig, type Config } from '../config.ts';
 
 export interface CommandInput {
   values: Record<string, string | boolean | undefined>;
@@ -50,11 +49,5 @@ export function requiredOption(input: CommandInput, name: string): string {
   return value;
 }
 
-/**
- * The configuration for an operator command: the service's own, from the same variables, with
- * the log level lowered to `warn` unless LOG_LEVEL says otherwise, so JSON log lines do not bury
- * the command's output.
- */
-export function cliConfig(): Readonly<Config> {
-  return loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-}
+/** The configuration an operator command runs on: the service's own, its log level lowered. */
+export { loadCliConfig as cliConfig } from '../config.ts';

@@ -4,20 +4,26 @@
 // is right for the service that runs, whatever PORT it was given, with nothing to repeat.
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import Type from 'typebox';
+import Value from 'typebox/value';
 import { ensureDataDir } from '../adapters/data-dir.ts';
 import { isRunning, sameProcess, thisProcess } from '../adapters/process-identity.ts';
 
-export interface ServiceRecord {
-  pid: number;
+const TextOrNull = Type.Union([Type.String(), Type.Null()]);
+
+const ServiceRecordSchema = Type.Object({
+  pid: Type.Integer({ minimum: 1 }),
   /** When the process started (process-identity.ts), so a reused pid is not taken for it. */
-  started: string | null;
+  started: TextOrNull,
   /** The API's base URL, reachable from this machine. */
-  url: string;
+  url: Type.String(),
   /** The development identity provider's issuer; null with a real one. */
-  issuer: string | null;
+  issuer: TextOrNull,
   /** The embedded payment simulator's base URL; null with a real provider. */
-  simulatorUrl: string | null;
-}
+  simulatorUrl: TextOrNull,
+});
+
+export type ServiceRecord = Type.Static<typeof ServiceRecordSchema>;
 
 const recordFile = (dataDir: string) => join(dataDir, 'service.json');
 
@@ -37,24 +43,14 @@ export async function recordService(
   };
 }
 
-const optionalText = (value: unknown) => value === null || typeof value === 'string';
-
 /** The record as written, or null when there is none or it is not one we write. */
 async function readRecord(dataDir: string): Promise<ServiceRecord | null> {
-  let record: ServiceRecord;
   try {
-    record = JSON.parse(await readFile(recordFile(dataDir), 'utf8')) as ServiceRecord;
+    const record: unknown = JSON.parse(await readFile(recordFile(dataDir), 'utf8'));
+    return Value.Check(ServiceRecordSchema, record) ? record : null;
   } catch {
     return null;
   }
-  const wellFormed =
-    Number.isInteger(record.pid) &&
-    record.pid > 0 &&
-    optionalText(record.started) &&
-    typeof record.url === 'string' &&
-    optionalText(record.issuer) &&
-    optionalText(record.simulatorUrl);
-  return wellFormed ? record : null;
 }
 
 /**

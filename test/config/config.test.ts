@@ -1,6 +1,7 @@
-// loadConfig(env): the documented defaults, and every bad or inconsistent setting refused with one
-// line that names the variable, so the service never starts half-configured. The last test runs the
-// real server process to show that line is all an operator sees.
+// loadConfig(env): the documented defaults, and every bad or inconsistent setting refused with a
+// line that names the variable, one per variable at fault, so the service never starts
+// half-configured. The last test runs the real server process to show that line is all an operator
+// sees.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -208,6 +209,42 @@ describe('configuration', () => {
   test('a value with a line break is still reported on one line', () => {
     assertRefused({ PORT: '80\n80' }, 'PORT');
     assertRefused({ BILLING_PRICES: 'pro=price_1\nteam' }, 'BILLING_PRICES');
+  });
+
+  test('every variable at fault is named at once, one line each', () => {
+    assert.throws(
+      () => loadConfig({ PORT: 'abc', DATABASE_URL: 'garbage', LOG_LEVEL: 'loud' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+        const named = error.message
+          .split('\n')
+          .map((line) => /^Invalid configuration: (\w+) /.exec(line)?.[1]);
+        assert.deepEqual(named.sort(), ['DATABASE_URL', 'LOG_LEVEL', 'PORT'], error.message);
+        return true;
+      },
+    );
+  });
+
+  test('a variable refused alone is not refused again by a rule that reads it', () => {
+    const once: [variable: string, env: Env][] = [
+      ['METRICS_PORT', { METRICS_PORT: 'nine', METRICS_HOST: '0.0.0.0' }],
+      ['IDP_ISSUER', { IDP_ISSUER: 'not a url', IDP_JWKS_URL: 'https://issuer.example/jwks' }],
+      ['DATABASE_URL', { DATABASE_URL: 'mysql://db/billing', WEB_CONCURRENCY: '2' }],
+      [
+        'BILLING_PRICES',
+        {
+          BILLING_PRICES: 'pro=price_1,pro=price_2',
+          BILLING_DEFAULT_PLAN: 'team',
+          BILLING_TRIAL_DAYS: 'team=3',
+        },
+      ],
+    ];
+    for (const [variable, env] of once) assertRefused(env, variable);
+  });
+
+  test("LOG_LEVEL: the caller's default when unset (the CLI's warn), the environment's when set", () => {
+    assert.equal(loadConfig({}, { LOG_LEVEL: 'warn' }).logLevel, 'warn');
+    assert.equal(loadConfig({ LOG_LEVEL: 'debug' }, { LOG_LEVEL: 'warn' }).logLevel, 'debug');
   });
 
   test('NODE_ENV=production refuses the development identity provider', () => {

@@ -1,4 +1,4 @@
-// The offers of CONTRACT §9 in the configuration: BILLING_TRIAL_DAYS, BILLING_TRIAL_REQUIRES_CARD,
+// The offers in the configuration: BILLING_TRIAL_DAYS, BILLING_TRIAL_REQUIRES_CARD,
 // BILLING_ALLOW_PROMOTION_CODES, BILLING_AUTOMATIC_TAX and BILLING_ENTITLEMENTS_FILE. Their
 // defaults, and every bad value refused with one line naming the variable (and, for the file, the
 // JSON path at fault). The last test runs the real server: that line is all an operator sees.

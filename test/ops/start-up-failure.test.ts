@@ -1,26 +1,50 @@
-// A start-up that cannot reach DATABASE_URL says why on one line: the cause (connection refused),
-// host and port, never the password.
+// A start-up that fails says why: a bad configuration names every variable at fault, one line
+// each; an unreachable DATABASE_URL its cause (connection refused), host and port, on one line,
+// never the password.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, test } from 'node:test';
 import { freePort } from '../../support/free-port.ts';
 
+/** The server process started on `env`: its exit code and stderr. */
+async function start(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const [code] = await once(child, 'exit');
+  return { code, stderr };
+}
+
 describe('start-up failure', () => {
+  test('a bad PORT, DATABASE_URL and LOG_LEVEL: the three on stderr, one line each, exit 1', async () => {
+    const { code, stderr } = await start({
+      PORT: 'abc',
+      DATABASE_URL: 'garbage',
+      LOG_LEVEL: 'loud',
+    });
+    assert.equal(code, 1);
+    assert.deepEqual(
+      stderr
+        .trimEnd()
+        .split('\n')
+        .map((line) => /^Invalid configuration: (\w+) /.exec(line)?.[1])
+        .sort(),
+      ['DATABASE_URL', 'LOG_LEVEL', 'PORT'],
+      stderr,
+    );
+  });
+
   test('an unreachable DATABASE_URL: the cause, host and port on stderr, no password, exit 1', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: {
-        PATH: process.env.PATH,
-        PORT: '0',
-        PAYMENTS_SIMULATOR_PORT: '0',
-        DATABASE_URL: `postgres://billing:hunter2-secret@127.0.0.1:${port}/billing`,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const { code, stderr } = await start({
+      PORT: '0',
+      PAYMENTS_SIMULATOR_PORT: '0',
+      DATABASE_URL: `postgres://billing:hunter2-secret@127.0.0.1:${port}/billing`,
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const [code] = await once(child, 'exit');
     assert.equal(code, 1);
     assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
     assert.match(stderr, /^Start-up failed: database unavailable: .*ECONNREFUSED/);

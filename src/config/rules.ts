@@ -1,0 +1,119 @@
+// What the schema cannot say of one variable alone: production's refusals, variables that need each
+// other, the tiers of BILLING_PRICES. Checked once every variable has been through the schema; a
+// rule is skipped when a variable it reads already has a problem, so a mistake is told once.
+import { IN_MEMORY, SIMULATOR_WEBHOOK_SECRET } from './defaults.ts';
+import type { Settings, Variable } from './environment.ts';
+import { tierNames, trialEntries } from './lists.ts';
+import { quoted, type Problems } from './problems.ts';
+
+interface Rule {
+  /** The variable a broken rule is reported on. */
+  variable: Variable;
+  /** The other variables it reads. */
+  reads: Variable[];
+  /** What is wrong, or undefined when the rule holds. */
+  check(settings: Settings): string | undefined;
+}
+
+/** The variables the tiers for sale come from: BILLING_PRICES, or the simulator's own without a key. */
+export const TIER_VARIABLES: Variable[] = ['BILLING_PRICES', 'PAYMENTS_API_KEY'];
+
+const tiers = (settings: Settings) => tierNames(settings.BILLING_PRICES);
+const repeated = (names: string[]) => names.find((name, index) => names.indexOf(name) !== index);
+
+/** `variable` is refused with `problem` when `broken`. */
+const rule = (
+  variable: Variable,
+  reads: Variable[],
+  broken: (settings: Settings) => boolean,
+  problem: string,
+): Rule => ({ variable, reads, check: (s) => (broken(s) ? problem : undefined) });
+
+const inProduction = (variable: Variable, broken: (s: Settings) => boolean, problem: string) =>
+  rule(variable, ['NODE_ENV'], (s) => s.NODE_ENV === 'production' && broken(s), problem);
+
+const requiredInProduction = (variable: Variable, refused: string) =>
+  inProduction(
+    variable,
+    (s) => s[variable] === undefined,
+    `is required when NODE_ENV=production (${refused} is refused)`,
+  );
+
+const requiredWith = (variable: Variable, other: Variable, example = '') =>
+  rule(
+    variable,
+    [other],
+    (s) => s[other] !== undefined && s[variable] === undefined,
+    `is required when ${other} is set${example}`,
+  );
+
+const needs = (variable: Variable, other: Variable) =>
+  rule(
+    variable,
+    [other],
+    (s) => s[variable] !== undefined && s[other] === undefined,
+    `needs ${other} to be set`,
+  );
+
+const RULES: Rule[] = [
+  requiredInProduction('IDP_ISSUER', 'the development identity provider'),
+  requiredWith('IDP_AUDIENCE', 'IDP_ISSUER'),
+  needs('IDP_JWKS_URL', 'IDP_ISSUER'),
+  requiredInProduction('PAYMENTS_API_KEY', 'the payment simulator'),
+  needs('PAYMENTS_API_BASE', 'PAYMENTS_API_KEY'),
+  requiredWith('PAYMENTS_WEBHOOK_SECRET', 'PAYMENTS_API_KEY'),
+  // The simulator's secret is published in this repository: anyone could sign events with it.
+  inProduction(
+    'PAYMENTS_WEBHOOK_SECRET',
+    (s) => s.PAYMENTS_WEBHOOK_SECRET?.includes(SIMULATOR_WEBHOOK_SECRET) === true,
+    `cannot be the simulator's published ${SIMULATOR_WEBHOOK_SECRET} when NODE_ENV=production`,
+  ),
+  inProduction(
+    'DATABASE_URL',
+    (s) => s.DATABASE_URL === IN_MEMORY,
+    'cannot be memory:// when NODE_ENV=production (everything would be lost on restart)',
+  ),
+  rule(
+    'WEB_CONCURRENCY',
+    ['DATABASE_URL'],
+    (s) => s.WEB_CONCURRENCY > 1 && s.DATABASE_URL === IN_MEMORY,
+    'above 1 needs PostgreSQL, embedded (DATABASE_URL unset) or not: PGlite in memory is single-process',
+  ),
+  needs('METRICS_HOST', 'METRICS_PORT'),
+  requiredWith('BILLING_PRICES', 'PAYMENTS_API_KEY', ' (e.g. pro=price_123)'),
+  { variable: 'BILLING_PRICES', reads: [], check: pricesProblem },
+  { variable: 'BILLING_DEFAULT_PLAN', reads: TIER_VARIABLES, check: defaultPlanProblem },
+  { variable: 'BILLING_TRIAL_DAYS', reads: TIER_VARIABLES, check: trialTiersProblem },
+];
+
+function pricesProblem(settings: Settings): string | undefined {
+  const named = tiers(settings);
+  if (named.includes('free')) return 'cannot name a tier "free": it is the unpaid tier';
+  const twice = repeated(named);
+  return twice === undefined ? undefined : `names tier "${twice}" twice`;
+}
+
+function defaultPlanProblem(settings: Settings): string | undefined {
+  const plan = settings.BILLING_DEFAULT_PLAN;
+  if (plan === undefined || tiers(settings).includes(plan)) return undefined;
+  return `must be one of the tiers of BILLING_PRICES (${tiers(settings).join(', ')}), got ${quoted(plan)}`;
+}
+
+function trialTiersProblem(settings: Settings): string | undefined {
+  if (settings.BILLING_TRIAL_DAYS === undefined) return undefined;
+  const named = trialEntries(settings.BILLING_TRIAL_DAYS).flatMap(({ tier }) => tier ?? []);
+  const unknown = named.find((tier) => !tiers(settings).includes(tier));
+  if (unknown !== undefined)
+    return `names ${quoted(unknown)}, which is not a tier of BILLING_PRICES (${tiers(settings).join(', ')})`;
+  const twice = repeated(named);
+  return twice === undefined ? undefined : `names tier ${quoted(twice)} twice`;
+}
+
+/** Adds to `problems` each rule `settings` break. */
+export function checkRules(settings: Settings, problems: Problems): void {
+  for (const rule of RULES) {
+    if (problems.any([rule.variable, ...rule.reads])) continue;
+    const problem = rule.check(settings);
+    if (problem !== undefined) problems.add(rule.variable, problem);
+  }
+}
