@@ -8,24 +8,18 @@ import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { AUTOMATIC, previousAttributes, type Trigger } from './events.ts';
-import { hasTrial, type SessionExtra } from './objects/checkout.ts';
+import type { SessionExtra } from './objects/checkout.ts';
 import { buildCustomer, takeInvoiceNumber } from './objects/customers.ts';
-import { buildInvoice, trialLines } from './objects/invoices.ts';
-import {
-  buildDiscount,
-  percentOff,
-  redeem,
-  SIMULATED_ADDRESS,
-  SIMULATED_TAX,
-  type Adjustments,
-} from './objects/offers.ts';
+import { SIMULATED_ADDRESS } from './objects/offers.ts';
 import { buildSubscription } from './objects/subscriptions.ts';
-import type { Stored } from './store.ts';
+import type { Documents, Stored } from './store.ts';
+import {
+  announceTrialEndingSoon,
+  startSubscription,
+  trialEndOf,
+  type Start,
+} from './subscription-start.ts';
 import { addMonth, nowSeconds } from './time.ts';
-
-const DAY = 86_400;
-/** Stripe sends trial_will_end three days before a trial ends, or at once when fewer remain. */
-export const TRIAL_NOTICE_SECONDS = 3 * DAY;
 
 type Session = Stripe.Checkout.Session;
 
@@ -91,125 +85,135 @@ export function payCheckout(
   email?: string,
 ): Promise<Outcome<PayResult>> {
   return mutate(ctx, AUTOMATIC, async (unit): Promise<PayResult> => {
-    const { docs, emit } = unit;
-    const stored = await docs.require<Session>('checkout.session', id, { lock: true });
+    const stored = await unit.docs.require<Session>('checkout.session', id, { lock: true });
     if (stored.data.status !== 'open') return { paid: false, session: stored.data };
     const at = nowSeconds();
     if (stored.data.expires_at <= at)
       return { paid: false, session: await expireLocked(unit, stored.data) };
-
-    const extra = stored.extra as unknown as SessionExtra;
-    const {
-      line_items: [line],
-      subscription_data,
-    } = extra;
-    if (line === undefined) throw new Error(`checkout session ${id} has no line item`);
-    const price = (await docs.require<Stripe.Price>('price', line.price)).data;
-    const existing =
-      stored.data.customer === null
-        ? null
-        : await docs.require<Stripe.Customer>('customer', stored.data.customer as string, {
-            lock: true,
-          });
-    const taxed = stored.data.automatic_tax.enabled;
-    const taken = takeInvoiceNumber(
-      existing?.data ?? buildCustomer({ email: stored.data.customer_email ?? email }),
+    return pay(
+      unit,
+      { session: stored.data, extra: stored.extra as unknown as SessionExtra },
+      at,
+      email,
     );
-    // Automatic tax needs the billing address Checkout collects: saved on a new customer, and on
-    // an existing one when customer_update[address]=auto lets Checkout write it.
-    const customer: Stripe.Customer =
-      taxed &&
-      taken.customer.address == null &&
-      (existing === null || extra.customer_update?.address === 'auto')
-        ? { ...taken.customer, address: SIMULATED_ADDRESS }
-        : taken.customer;
-    await docs.save('customer', customer);
+  });
+}
 
-    const trialEnd = hasTrial(subscription_data)
-      ? (subscription_data.trial_end ?? at + subscription_data.trial_period_days! * DAY)
-      : null;
-    // if_required: no card when nothing is due today (a trial, or a code taking it all).
-    const collectsCard = !(
-      stored.data.payment_method_collection === 'if_required' && stored.data.amount_total === 0
-    );
-    const [sessionDiscount] = stored.data.discounts ?? [];
-    const built = buildSubscription({
+interface OpenSession {
+  session: Session;
+  extra: SessionExtra;
+}
+
+async function pay(
+  unit: Unit,
+  { session: open, extra }: OpenSession,
+  at: number,
+  email: string | undefined,
+): Promise<PayResult> {
+  const [line] = extra.line_items;
+  if (line === undefined) throw new Error(`checkout session ${open.id} has no line item`);
+  const price = (await unit.docs.require<Stripe.Price>('price', line.price)).data;
+  const payer = await payingCustomer(unit.docs, { session: open, extra }, email);
+  const { customer } = payer;
+  const data = extra.subscription_data;
+  const trialEnd = trialEndOf(
+    { days: data.trial_period_days ?? null, end: data.trial_end ?? null },
+    at,
+  );
+  const { subscription, invoice } = await startSubscription(unit.docs, {
+    subscription: buildSubscription({
       customer: customer.id,
       price,
       quantity: line.quantity,
-      metadata: subscription_data.metadata,
-      description: subscription_data.description,
+      metadata: data.metadata,
+      description: data.description,
       start: at,
       periodEnd: trialEnd ?? addMonth(at),
       trialEnd,
-      missingPaymentMethod: subscription_data.missing_payment_method ?? undefined,
-      paymentMethod: collectsCard ? undefined : null,
-      automaticTax: taxed,
-    });
-    const discount =
-      sessionDiscount === undefined
-        ? null
-        : buildDiscount({
-            coupon: String(sessionDiscount.coupon),
-            promotionCode:
-              sessionDiscount.promotion_code === null
-                ? null
-                : String(sessionDiscount.promotion_code),
-            customer: customer.id,
-            subscription: built.id,
-            checkoutSession: id,
-            start: at,
-          });
-    const adjustments: Adjustments = {
-      discount:
-        discount === null
-          ? null
-          : { id: discount.id, percentOff: await percentOff(docs, String(discount.source.coupon)) },
-      taxPercent: taxed ? SIMULATED_TAX.percent : null,
-    };
-    const invoice = buildInvoice({
-      subscription: built,
-      customer,
-      reason: 'subscription_create',
-      paid: true,
-      at,
-      number: taken.number,
-      adjustments,
-      ...(trialEnd !== null && { lines: trialLines(built, price, { start: at, end: trialEnd }) }),
-    });
-    const subscription: Stripe.Subscription = {
-      ...built,
-      discounts: discount === null ? [] : [discount.id],
-      latest_invoice: invoice.id,
-    };
-    const session: Session = {
-      ...stored.data,
-      status: 'complete',
-      payment_status: stored.data.amount_total === 0 ? 'no_payment_required' : 'paid',
-      automatic_tax: taxed
-        ? { ...stored.data.automatic_tax, status: 'complete' }
-        : stored.data.automatic_tax,
-      customer: customer.id,
-      customer_details: customerDetails(customer),
-      subscription: subscription.id,
-      invoice: invoice.id,
-      url: null,
-    };
-    if (discount !== null) {
-      await docs.save('discount', discount);
-      await redeem(docs, discount);
-    }
-    await docs.save('subscription', subscription);
-    await docs.save('invoice', invoice);
-    await docs.save('checkout.session', session);
-    const changed = existing === null ? undefined : previousAttributes(existing.data, customer);
-    if (changed !== undefined && 'address' in changed)
-      await emit('customer.updated', customer, { address: changed.address });
-    await emit('checkout.session.completed', session);
-    await emit('customer.subscription.created', subscription);
-    await emit('invoice.paid', invoice);
-    if (trialEnd !== null && trialEnd - at <= TRIAL_NOTICE_SECONDS)
-      await emit('customer.subscription.trial_will_end', subscription);
-    return { paid: true, session, subscription, invoice };
+      missingPaymentMethod: data.missing_payment_method ?? undefined,
+      paymentMethod: collectsCard(open) ? undefined : null,
+      automaticTax: open.automatic_tax.enabled,
+    }),
+    customer,
+    number: payer.number,
+    at,
+    paid: true,
+    discount: redeemedAt(open),
   });
+  const session = completed(open, { customer, subscription, invoice });
+  await unit.docs.save('checkout.session', session);
+  const changed = payer.before === null ? undefined : previousAttributes(payer.before, customer);
+  if (changed !== undefined && 'address' in changed)
+    await unit.emit('customer.updated', customer, { address: changed.address });
+  await unit.emit('checkout.session.completed', session);
+  await unit.emit('customer.subscription.created', subscription);
+  await unit.emit('invoice.paid', invoice);
+  await announceTrialEndingSoon(unit, subscription, at);
+  return { paid: true, session, subscription, invoice };
+}
+
+/**
+ * Who pays, stored with its next invoice number taken: the session's customer (locked), or a new
+ * one with the session's or the typed e-mail. `before` is the existing customer as it was.
+ */
+async function payingCustomer(
+  docs: Documents,
+  { session, extra }: OpenSession,
+  email: string | undefined,
+): Promise<{ customer: Stripe.Customer; number: string; before: Stripe.Customer | null }> {
+  const before =
+    session.customer === null
+      ? null
+      : (
+          await docs.require<Stripe.Customer>('customer', session.customer as string, {
+            lock: true,
+          })
+        ).data;
+  const taken = takeInvoiceNumber(
+    before ?? buildCustomer({ email: session.customer_email ?? email }),
+  );
+  // Automatic tax needs the billing address Checkout collects: saved on a new customer, and on
+  // an existing one when customer_update[address]=auto lets Checkout write it.
+  const customer: Stripe.Customer =
+    session.automatic_tax.enabled &&
+    taken.customer.address == null &&
+    (before === null || extra.customer_update?.address === 'auto')
+      ? { ...taken.customer, address: SIMULATED_ADDRESS }
+      : taken.customer;
+  await docs.save('customer', customer);
+  return { customer, number: taken.number, before };
+}
+
+/** payment_method_collection=if_required takes no card when nothing is due today (a trial, or a code taking it all). */
+const collectsCard = (session: Session): boolean =>
+  !(session.payment_method_collection === 'if_required' && session.amount_total === 0);
+
+/** The session's code or coupon, as the discount the subscription gets. */
+function redeemedAt(session: Session): Start['discount'] {
+  const [discount] = session.discounts ?? [];
+  if (discount === undefined) return null;
+  return {
+    coupon: String(discount.coupon),
+    promotionCode: discount.promotion_code === null ? null : String(discount.promotion_code),
+    checkoutSession: session.id,
+  };
+}
+
+function completed(
+  session: Session,
+  made: { customer: Stripe.Customer; subscription: Stripe.Subscription; invoice: Stripe.Invoice },
+): Session {
+  return {
+    ...session,
+    status: 'complete',
+    payment_status: session.amount_total === 0 ? 'no_payment_required' : 'paid',
+    automatic_tax: session.automatic_tax.enabled
+      ? { ...session.automatic_tax, status: 'complete' }
+      : session.automatic_tax,
+    customer: made.customer.id,
+    customer_details: customerDetails(made.customer),
+    subscription: made.subscription.id,
+    invoice: made.invoice.id,
+    url: null,
+  };
 }

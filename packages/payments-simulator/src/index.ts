@@ -2,9 +2,10 @@
 // talks to instead of Stripe. It serves a subset of the REST API (customers, subscription
 // checkout, subscriptions, invoices, events, billing portal), a hosted checkout page, a billing
 // portal and a dashboard with lifecycle controls, and delivers signed webhooks at least once.
-// State lives in sim_* tables of the given database, so it survives a restart.
+// State lives in sim_* tables of the given database: on PostgreSQL it survives a restart; in
+// PGlite's memory (`memory://`) it is gone when the process ends.
 import type { SimContext } from './context.ts';
-import { createDelivery } from './delivery.ts';
+import { createDelivery, type Delivery, type Log } from './delivery.ts';
 import type { SimEvent } from './events.ts';
 import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
@@ -56,6 +57,22 @@ export interface PaymentsSimulator {
 
 const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
 
+/** Each event as the settings say when it goes out: itself, or its thin notification. */
+function deliveryOf(options: PaymentsSimulatorOptions, settings: SimSettings, log: Log): Delivery {
+  const thinSecret = options.thinWebhookSecret ?? options.webhookSecret;
+  return createDelivery({
+    db: options.db,
+    webhookUrl: options.webhookUrl,
+    secret: options.webhookSecret,
+    render: (event) =>
+      settings.webhookPayload === 'thin'
+        ? { body: JSON.stringify(thinEventOf(JSON.parse(event) as SimEvent)), secret: thinSecret }
+        : { body: event, secret: options.webhookSecret },
+    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    log,
+  });
+}
+
 export async function startPaymentsSimulator(
   options: PaymentsSimulatorOptions,
 ): Promise<PaymentsSimulator> {
@@ -68,18 +85,7 @@ export async function startPaymentsSimulator(
     webhookPayload: options.webhookPayload ?? 'snapshot',
     pauseOnPaymentFailure: options.pauseOnPaymentFailure ?? false,
   };
-  const thinSecret = options.thinWebhookSecret ?? options.webhookSecret;
-  const delivery = createDelivery({
-    db: options.db,
-    webhookUrl: options.webhookUrl,
-    secret: options.webhookSecret,
-    render: (event) =>
-      settings.webhookPayload === 'thin'
-        ? { body: JSON.stringify(thinEventOf(JSON.parse(event) as SimEvent)), secret: thinSecret }
-        : { body: event, secret: options.webhookSecret },
-    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
-    log,
-  });
+  const delivery = deliveryOf(options, settings, log);
   const ctx: SimContext = {
     db: options.db,
     docs,

@@ -27,11 +27,8 @@ import { dashboardRoutes } from './pages/dashboard.ts';
 import { driftPanelRoutes } from './pages/drift-panel.ts';
 import { portalPageRoutes } from './pages/portal-page.ts';
 
-export async function buildSimulatorServer(
-  ctx: SimContext,
-  allowedHosts: readonly string[] = [],
-): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 256 * 1024, genReqId: () => newId('req_', 14) });
+/** Form bodies only, as Stripe takes them. */
+function acceptFormBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -44,12 +41,19 @@ export async function buildSimulatorServer(
       }
     },
   );
-  registerStripeErrors(app, ctx.log);
-  app.addHook('onRequest', onlyNamesOfThisMachine(allowedHosts));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('request-id', request.id);
-  });
+}
 
+const API_ROUTES = [
+  customerRoutes,
+  checkoutSessionRoutes,
+  subscriptionRoutes,
+  eventRoutes,
+  catalogRoutes,
+  billingPortalRoutes,
+];
+
+/** /v1, /v2 and /_sim: each with the API key; /v1 and /v2 counted, /v1 with Idempotency-Key. */
+async function registerApi(app: FastifyInstance, ctx: SimContext): Promise<void> {
   const checkKey = apiKeyCheck(ctx.apiKey);
   const calls = new CallCounter();
   await app.register(
@@ -63,15 +67,7 @@ export async function buildSimulatorServer(
       });
       calls.register(api);
       registerIdempotency(api, ctx.db);
-      for (const routes of [
-        customerRoutes,
-        checkoutSessionRoutes,
-        subscriptionRoutes,
-        eventRoutes,
-        catalogRoutes,
-        billingPortalRoutes,
-      ])
-        await api.register(routes(ctx));
+      for (const routes of API_ROUTES) await api.register(routes(ctx));
     },
     { prefix: '/v1' },
   );
@@ -91,6 +87,20 @@ export async function buildSimulatorServer(
     },
     { prefix: '/_sim' },
   );
+}
+
+export async function buildSimulatorServer(
+  ctx: SimContext,
+  allowedHosts: readonly string[] = [],
+): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: 256 * 1024, genReqId: () => newId('req_', 14) });
+  acceptFormBodies(app);
+  registerStripeErrors(app, ctx.log);
+  app.addHook('onRequest', onlyNamesOfThisMachine(allowedHosts));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+  await registerApi(app, ctx);
   await app.register(checkoutPageRoutes(ctx));
   await app.register(dashboardRoutes(ctx));
   await app.register(driftPanelRoutes(ctx));

@@ -78,10 +78,7 @@ export interface PageRows<Row> {
   hasMore: boolean;
 }
 
-/**
- * One page of `table`, newest first, as Stripe lists: `starting_after` continues after that
- * object, `ending_before` gives the page just before it. An unknown cursor is a 400.
- */
+/** What pageOf reads. */
 export interface PagedQuery {
   table: 'sim_objects' | 'sim_events';
   /** The SELECT list. */
@@ -91,6 +88,10 @@ export interface PagedQuery {
   params: SqlParam[];
 }
 
+/**
+ * One page of `table`, newest first, as Stripe lists: `starting_after` continues after that
+ * object, `ending_before` gives the page just before it. An unknown cursor is a 400.
+ */
 export async function pageOf<Row>(
   db: SqlClient,
   { table, columns, where, params }: PagedQuery,

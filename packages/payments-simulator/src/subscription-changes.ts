@@ -1,19 +1,17 @@
-// Changes a person or the API makes to a subscription: a scheduled cancellation (or undoing it) and
-// other field updates emit customer.subscription.updated when something changed; cancel now ends it
-// at once (status canceled, customer.subscription.deleted); a plan switch (the portal's) changes
-// the item's price, then bills the prorations at once (invoice.created, .finalized, .paid).
-// A cancellation is scheduled either of Stripe's ways: the flexible billing mode's (`cancel_at`,
-// cancel_at_period_end staying false: what Stripe's portal does for the pinned API version), or the
-// classic `cancel_at_period_end` (which Stripe still accepts, and then sets cancel_at too).
+// Changes a person or the API makes to a subscription: field updates and scheduled cancellations
+// (customer.subscription.updated when something changed), cancel now (...deleted), and a plan
+// switch that bills the prorations at once (invoice.created, .finalized, .paid). A cancellation is
+// scheduled either of Stripe's ways: `cancel_at` (the flexible billing mode's, what Stripe's portal
+// does for the pinned API version) or the classic `cancel_at_period_end`, which sets cancel_at too.
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
 import { planOf } from './objects/catalog.ts';
-import { takeInvoiceNumber } from './objects/customers.ts';
+import { announceInvoice, nextInvoiceNumber } from './invoicing.ts';
 import { adjustmentsOf } from './objects/offers.ts';
-import { buildProrationInvoice, earlierStages } from './objects/proration.ts';
-import { itemOf, scheduledEnd } from './objects/subscriptions.ts';
+import { buildProrationInvoice } from './objects/proration.ts';
+import { customerIdOf, itemOf, scheduledEnd } from './objects/subscriptions.ts';
 import { ENDED, locked, update, type Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
 
@@ -155,24 +153,16 @@ export function switchPrice(
       throw invalidParam(`Subscription ${id} is already on price ${priceId}.`, 'price');
     const price = (await unit.docs.require<Stripe.Price>('price', priceId, { param: 'price' }))
       .data;
-    if (before.status === 'trialing') {
-      // Nothing was charged for the trial, so there is nothing to prorate: the trial goes on.
-      const switched: Subscription = {
-        ...before,
-        items: { ...before.items, data: [{ ...item, price, plan: planOf(price) }] },
-      };
-      await update(unit, before, switched);
-      return { subscription: switched, invoice: null };
-    }
-    const customerId = typeof before.customer === 'string' ? before.customer : before.customer.id;
-    const taken = takeInvoiceNumber(
-      (await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true })).data,
-    );
-    await unit.docs.save('customer', taken.customer);
     const switched: Subscription = {
       ...before,
       items: { ...before.items, data: [{ ...item, price, plan: planOf(price) }] },
     };
+    if (before.status === 'trialing') {
+      // Nothing was charged for the trial, so there is nothing to prorate: the trial goes on.
+      await update(unit, before, switched);
+      return { subscription: switched, invoice: null };
+    }
+    const taken = await nextInvoiceNumber(unit, customerIdOf(before));
     const invoice = buildProrationInvoice({
       before,
       after: switched,
@@ -184,10 +174,7 @@ export function switchPrice(
     const after: Subscription = { ...switched, latest_invoice: invoice.id };
     await unit.docs.save('invoice', invoice);
     await update(unit, before, after);
-    const { draft, open } = earlierStages(invoice);
-    await unit.emit('invoice.created', draft);
-    await unit.emit('invoice.finalized', open);
-    await unit.emit('invoice.paid', invoice);
+    await announceInvoice(unit, invoice, 'paid');
     return { subscription: after, invoice };
   });
 }

@@ -5,17 +5,16 @@
 // customer.subscription.created, invoice.created, invoice.finalized, then invoice.paid when paid
 // (and customer.subscription.trial_will_end at once for a trial of three days or less).
 import type Stripe from 'stripe';
-import { TRIAL_NOTICE_SECONDS } from './checkout-flow.ts';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
+import { announceInvoice } from './invoicing.ts';
 import type { SessionDiscount } from './objects/checkout.ts';
 import { takeInvoiceNumber } from './objects/customers.ts';
-import { buildInvoice, trialLines } from './objects/invoices.ts';
-import { buildDiscount, percentOff, redeem, SIMULATED_TAX } from './objects/offers.ts';
-import { earlierStages } from './objects/proration.ts';
 import { buildSubscription } from './objects/subscriptions.ts';
+import type { Documents } from './store.ts';
 import type { Changed } from './subscription-lifecycle.ts';
+import { announceTrialEndingSoon, startSubscription, trialEndOf } from './subscription-start.ts';
 import { addMonth, nowSeconds } from './time.ts';
 
 type MissingPaymentMethod = Stripe.Subscription.TrialSettings.EndBehavior.MissingPaymentMethod;
@@ -37,43 +36,53 @@ export interface SubscriptionRequest {
   schedule: (subscription: Stripe.Subscription) => Stripe.Subscription;
 }
 
-const DAY = 86_400;
+/** The customer (locked) and the price, refused as Stripe refuses them. */
+async function customerAndPrice(
+  docs: Documents,
+  input: SubscriptionRequest,
+): Promise<{ customer: Stripe.Customer; price: Stripe.Price }> {
+  const { data: customer } = await docs.require<Stripe.Customer>('customer', input.customer, {
+    lock: true,
+    param: 'customer',
+  });
+  const { data: price } = await docs.require<Stripe.Price>('price', input.price, {
+    param: 'items[0][price]',
+  });
+  if (price.type !== 'recurring' || !price.active)
+    throw invalidParam(
+      'The price specified is not a recurring price or is inactive.',
+      'items[0][price]',
+    );
+  if (input.defaultPaymentMethod !== null)
+    await docs.require('payment_method', input.defaultPaymentMethod, {
+      param: 'default_payment_method',
+    });
+  if (input.automaticTax && customer.address == null)
+    throw invalidParam(
+      "The customer's location isn't recognized. Add a valid address to the customer to calculate tax automatically.",
+      'automatic_tax[enabled]',
+      'customer_tax_location_invalid',
+    );
+  return { customer, price };
+}
+
+/** The payment method the first invoice is charged to: the one given, else the customer's. */
+function paymentMethodOf(input: SubscriptionRequest, customer: Stripe.Customer): string | null {
+  const method =
+    input.defaultPaymentMethod ?? customer.invoice_settings?.default_payment_method ?? null;
+  return typeof method === 'string' ? method : (method?.id ?? null);
+}
 
 export function createSubscription(
   ctx: SimContext,
   input: SubscriptionRequest,
   trigger: Trigger,
 ): Promise<Outcome<Changed>> {
-  return mutate(ctx, trigger, async ({ docs, emit }) => {
-    const customer = (
-      await docs.require<Stripe.Customer>('customer', input.customer, {
-        lock: true,
-        param: 'customer',
-      })
-    ).data;
-    const price = (
-      await docs.require<Stripe.Price>('price', input.price, { param: 'items[0][price]' })
-    ).data;
-    if (price.type !== 'recurring' || !price.active)
-      throw invalidParam(
-        'The price specified is not a recurring price or is inactive.',
-        'items[0][price]',
-      );
-    if (input.defaultPaymentMethod !== null)
-      await docs.require('payment_method', input.defaultPaymentMethod, {
-        param: 'default_payment_method',
-      });
-    if (input.automaticTax && customer.address == null)
-      throw invalidParam(
-        "The customer's location isn't recognized. Add a valid address to the customer to calculate tax automatically.",
-        'automatic_tax[enabled]',
-        'customer_tax_location_invalid',
-      );
+  return mutate(ctx, trigger, async (unit) => {
+    const { customer, price } = await customerAndPrice(unit.docs, input);
     const at = nowSeconds();
-    const trialEnd =
-      input.trialEnd ?? (input.trialDays === null ? null : at + input.trialDays * DAY);
-    const paymentMethod =
-      input.defaultPaymentMethod ?? customer.invoice_settings?.default_payment_method ?? null;
+    const trialEnd = trialEndOf({ days: input.trialDays, end: input.trialEnd }, at);
+    const paymentMethod = paymentMethodOf(input, customer);
     if (trialEnd === null && paymentMethod === null && !input.incompleteAllowed)
       throw invalidParam(
         'This customer has no attached payment source or default payment method. Please consider adding a default payment method. For more information, visit https://stripe.com/docs/billing/subscriptions/payment-methods-setting#payment-method-priority.',
@@ -82,69 +91,32 @@ export function createSubscription(
       );
     const paid = trialEnd !== null || paymentMethod !== null;
     const taken = takeInvoiceNumber(customer);
-    await docs.save('customer', taken.customer);
-    const built = input.schedule(
-      buildSubscription({
-        customer: customer.id,
-        price,
-        quantity: input.quantity,
-        metadata: input.metadata,
-        description: input.description,
-        start: at,
-        periodEnd: trialEnd ?? addMonth(at),
-        trialEnd,
-        missingPaymentMethod: input.missingPaymentMethod ?? undefined,
-        paymentMethod:
-          typeof paymentMethod === 'string' ? paymentMethod : (paymentMethod?.id ?? null),
-        automaticTax: input.automaticTax,
-        status: paid ? 'active' : 'incomplete',
-      }),
-    );
-    const discount =
-      input.discount === null
-        ? null
-        : buildDiscount({
-            coupon: input.discount.coupon,
-            promotionCode: input.discount.promotionCode,
-            customer: customer.id,
-            subscription: built.id,
-            checkoutSession: null,
-            start: at,
-          });
-    const invoice = buildInvoice({
-      subscription: built,
-      customer: taken.customer,
-      reason: 'subscription_create',
-      paid,
-      at,
-      number: taken.number,
-      adjustments: {
-        discount:
-          discount === null
-            ? null
-            : { id: discount.id, percentOff: await percentOff(docs, input.discount!.coupon) },
-        taxPercent: input.automaticTax ? SIMULATED_TAX.percent : null,
-      },
-      ...(trialEnd !== null && { lines: trialLines(built, price, { start: at, end: trialEnd }) }),
+    await unit.docs.save('customer', taken.customer);
+    const built = buildSubscription({
+      customer: customer.id,
+      price,
+      quantity: input.quantity,
+      metadata: input.metadata,
+      description: input.description,
+      start: at,
+      periodEnd: trialEnd ?? addMonth(at),
+      trialEnd,
+      missingPaymentMethod: input.missingPaymentMethod ?? undefined,
+      paymentMethod,
+      automaticTax: input.automaticTax,
+      status: paid ? 'active' : 'incomplete',
     });
-    const subscription: Stripe.Subscription = {
-      ...built,
-      discounts: discount === null ? [] : [discount.id],
-      latest_invoice: invoice.id,
-    };
-    if (discount !== null) {
-      await docs.save('discount', discount);
-      await redeem(docs, discount);
-    }
-    await docs.save('subscription', subscription);
-    const { draft, open } = earlierStages(invoice);
-    await docs.save('invoice', paid ? invoice : open);
-    await emit('customer.subscription.created', subscription);
-    await emit('invoice.created', draft);
-    await emit('invoice.finalized', open);
-    if (paid) await emit('invoice.paid', invoice);
-    if (trialEnd !== null && trialEnd - at <= TRIAL_NOTICE_SECONDS)
-      await emit('customer.subscription.trial_will_end', subscription);
-    return { subscription, invoice: paid ? invoice : open };
+    const { subscription, invoice } = await startSubscription(unit.docs, {
+      subscription: input.schedule(built),
+      customer: taken.customer,
+      number: taken.number,
+      at,
+      paid,
+      discount: input.discount && { ...input.discount, checkoutSession: null },
+    });
+    await unit.emit('customer.subscription.created', subscription);
+    await announceInvoice(unit, invoice, paid ? 'paid' : 'awaited');
+    await announceTrialEndingSoon(unit, subscription, at);
+    return { subscription, invoice };
   });
 }

@@ -1,20 +1,14 @@
-// A subscription's renewals, each emitting what Stripe emits (cancellation is in
-// subscription-changes.ts):
-//   renew           next period, paid invoice: invoice.paid, customer.subscription.updated
-//                   (past_due: the open invoice is paid, status back to active; scheduled to end
-//                   within the period, either way: the period ends and so does the subscription:
-//                   ...deleted). A trial ends otherwise (trial-end.ts).
-//   fail renewal    next period, open invoice, past_due: invoice.payment_failed, ...updated; when
-//                   the account pauses on payment failure (settings.ts), paused instead:
-//                   invoice.payment_failed, ...updated, ...paused (paying that invoice, a renew,
-//                   resumes it: invoice.paid, ...updated, ...resumed)
+// Renewals, with the events Stripe sends. Renew starts the next period with a paid invoice (a
+// past_due or paused subscription's open invoice is paid instead), or ends a subscription
+// scheduled to end within the period. A failed renewal leaves the new period's invoice open: the
+// subscription is past_due, or paused when the account pauses on payment failure (settings.ts).
+// Cancellations are in subscription-changes.ts, trials in trial-end.ts.
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
-import { takeInvoiceNumber } from './objects/customers.ts';
-import { buildInvoice, markPaid } from './objects/invoices.ts';
-import { adjustmentsOf } from './objects/offers.ts';
+import { invoiceFor } from './invoicing.ts';
+import { markPaid } from './objects/invoices.ts';
 import { active, itemOf, paused, scheduledEnd, withPeriod } from './objects/subscriptions.ts';
 import { addMonth, nowSeconds } from './time.ts';
 
@@ -25,8 +19,6 @@ export interface Changed {
 }
 
 export const ENDED = ['canceled', 'incomplete_expired'];
-const customerOf = (subscription: Subscription): string =>
-  typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
 
 export async function locked(unit: Unit, id: string): Promise<Subscription> {
   return (await unit.docs.require<Subscription>('subscription', id, { lock: true })).data;
@@ -70,32 +62,6 @@ export async function transition(
   );
 }
 
-/** The subscription's invoice for its current period, numbered in the customer's sequence. */
-export async function invoiceFor(
-  unit: Unit,
-  subscription: Subscription,
-  paid: boolean,
-  at: number,
-  reason: 'subscription_cycle' | 'subscription_update' = 'subscription_cycle',
-): Promise<Stripe.Invoice> {
-  const customer = (
-    await unit.docs.require<Stripe.Customer>('customer', customerOf(subscription), { lock: true })
-  ).data;
-  const taken = takeInvoiceNumber(customer);
-  await unit.docs.save('customer', taken.customer);
-  const invoice = buildInvoice({
-    subscription,
-    customer: taken.customer,
-    reason,
-    paid,
-    at,
-    number: taken.number,
-    adjustments: await adjustmentsOf(unit.docs, subscription),
-  });
-  await unit.docs.save('invoice', invoice);
-  return invoice;
-}
-
 function nextPeriod(subscription: Subscription): Subscription {
   const start = itemOf(subscription).current_period_end;
   return withPeriod(subscription, start, addMonth(start, subscription.billing_cycle_anchor));
@@ -130,7 +96,7 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
       after = active(before);
     } else {
       after = nextPeriod(before);
-      invoice = await invoiceFor(unit, after, true, at);
+      invoice = await invoiceFor(unit, after, { paid: true, at });
       after = { ...after, status: 'active', latest_invoice: invoice.id };
     }
     await unit.emit('invoice.paid', invoice);
@@ -178,7 +144,7 @@ export function failRenewal(
       return { subscription: before, invoice };
     }
     const advanced = nextPeriod(before);
-    const invoice = await invoiceFor(unit, advanced, false, at);
+    const invoice = await invoiceFor(unit, advanced, { paid: false, at });
     const unpaid: Subscription = { ...advanced, latest_invoice: invoice.id };
     await unit.emit('invoice.payment_failed', invoice);
     if (ctx.settings.pauseOnPaymentFailure) {

@@ -1,20 +1,14 @@
-// Pausing and resuming a subscription, as the pinned API version (endive) does it: a paused
-// subscription (`status: paused`, `status_details.paused` saying since when and why) generates
-// no invoices and does not advance to new periods.
-//   pause    POST /v1/subscriptions/:id/pause, the dashboard's Pause: status paused (pause_requested);
-//            customer.subscription.updated, then customer.subscription.paused
-//   resume   POST /v1/subscriptions/:id/resume, the dashboard's Resume: status active; with
-//            billing_cycle_anchor `now` (the default) a new period starts now, invoiced and paid
-//            at once (invoice.paid); `unchanged` keeps the period; then customer.subscription.updated
-//            and customer.subscription.resumed
-// A renewal whose payment fails pauses the subscription instead of leaving it past_due when the
-// account is set to (settings.ts, subscription-lifecycle.ts); paying that invoice resumes it.
+// Pausing and resuming, as the pinned API version (endive) does it: a paused subscription
+// (`status_details.paused` says since when and why) is neither invoiced nor renewed. Each emits
+// customer.subscription.updated, then .paused or .resumed; resuming with billing_cycle_anchor
+// `now` (the default) starts a new period, invoiced and paid at once (invoice.paid).
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
 import { active, paused, withPeriod } from './objects/subscriptions.ts';
-import { ENDED, invoiceFor, locked, transition, type Changed } from './subscription-lifecycle.ts';
+import { invoiceFor } from './invoicing.ts';
+import { ENDED, locked, transition, type Changed } from './subscription-lifecycle.ts';
 import { addMonth, nowSeconds } from './time.ts';
 
 export function pause(ctx: SimContext, id: string, trigger: Trigger): Promise<Outcome<Changed>> {
@@ -53,7 +47,7 @@ export function resume(
     if (anchor === 'now') {
       const at = nowSeconds();
       after = { ...withPeriod(after, at, addMonth(at)), billing_cycle_anchor: at };
-      invoice = await invoiceFor(unit, after, true, at, 'subscription_update');
+      invoice = await invoiceFor(unit, after, { paid: true, at, reason: 'subscription_update' });
       after = { ...after, latest_invoice: invoice.id };
       await unit.emit('invoice.paid', invoice);
     }

@@ -18,13 +18,21 @@ export interface PostResult {
   detail: string;
 }
 
+export interface WebhookRequest {
+  url: string;
+  /** The event JSON. */
+  body: string;
+  secret: string;
+  signal: AbortSignal;
+}
+
 /** POSTs the event JSON; null when `signal` was aborted by the caller (not by its timeout). */
-export async function postEvent(
-  url: string,
-  body: string,
-  secret: string,
-  signal: AbortSignal,
-): Promise<PostResult | null> {
+export async function postEvent({
+  url,
+  body,
+  secret,
+  signal,
+}: WebhookRequest): Promise<PostResult | null> {
   try {
     const response = await fetch(url, {
       method: 'POST',

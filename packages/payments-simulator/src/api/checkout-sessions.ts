@@ -6,6 +6,7 @@ import { currentSession, expireSession } from '../checkout-flow.ts';
 import type { SimContext } from '../context.ts';
 import { noSuch } from '../errors.ts';
 import { Expander } from '../expand.ts';
+import type { FormObject } from '../form.ts';
 import {
   buildSession,
   lineItemsOf,
@@ -19,10 +20,47 @@ import { listOf, pageOfParams, PAGE_PARAMS, paramsOf, triggerOf } from './reques
 
 type Session = Stripe.Checkout.Session;
 
+const LIST_PARAMS = [
+  ...PAGE_PARAMS,
+  'created',
+  'customer',
+  'customer_account',
+  'customer_details',
+  'payment_intent',
+  'payment_link',
+  'status',
+  'subscription',
+];
+
+/** GET /v1/checkout/sessions: the page asked for, each session expired first if its time ran out. */
+async function listSessions(
+  ctx: SimContext,
+  params: FormObject,
+): Promise<{ data: Session[]; hasMore: boolean }> {
+  allowOnly(params, LIST_PARAMS);
+  const status = oneOf(params, 'status', ['open', 'complete', 'expired'] as const);
+  const filter = {
+    customer: text(params, 'customer'),
+    ref: text(params, 'subscription'),
+    status: status === undefined ? undefined : [status],
+  };
+  const page = await ctx.docs.list<Session>('checkout.session', filter, pageOfParams(params));
+  const now = nowSeconds();
+  const data: Session[] = [];
+  for (const { data: session } of page.data) {
+    const current =
+      session.status === 'open' && session.expires_at <= now
+        ? ((await currentSession(ctx, session.id))?.data ?? session)
+        : session;
+    data.push(presentSession(current, ctx.baseUrl));
+  }
+  return { data, hasMore: page.hasMore };
+}
+
 export function checkoutSessionRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     const expander = new Expander(ctx.docs, () => ctx.baseUrl);
-    const present = (session: Session, params: Parameters<typeof expansions>[0]) =>
+    const present = (session: Session, params: FormObject) =>
       expander.expand(presentSession(session, ctx.baseUrl), expansions(params));
     const find = async (id: string) => {
       const stored = await currentSession(ctx, id);
@@ -68,37 +106,8 @@ export function checkoutSessionRoutes(ctx: SimContext): FastifyPluginAsync {
 
     app.get('/checkout/sessions', async (request) => {
       const params = paramsOf(request);
-      allowOnly(params, [
-        ...PAGE_PARAMS,
-        'created',
-        'customer',
-        'customer_account',
-        'customer_details',
-        'payment_intent',
-        'payment_link',
-        'status',
-        'subscription',
-      ]);
-      const status = oneOf(params, 'status', ['open', 'complete', 'expired'] as const);
-      const filter = {
-        customer: text(params, 'customer'),
-        ref: text(params, 'subscription'),
-        status: status === undefined ? undefined : [status],
-      };
-      const page = await ctx.docs.list<Session>('checkout.session', filter, pageOfParams(params));
-      const now = nowSeconds();
-      const data: Session[] = [];
-      for (const { data: session } of page.data) {
-        const current =
-          session.status === 'open' && session.expires_at <= now
-            ? ((await currentSession(ctx, session.id))?.data ?? session)
-            : session;
-        data.push(presentSession(current, ctx.baseUrl));
-      }
-      return expander.expand(
-        listOf('/v1/checkout/sessions', data, page.hasMore),
-        expansions(params),
-      );
+      const { data, hasMore } = await listSessions(ctx, params);
+      return expander.expand(listOf('/v1/checkout/sessions', data, hasMore), expansions(params));
     });
   };
 }

@@ -1,8 +1,8 @@
 // /v1/customers: create, retrieve, update (customer.updated), list (by email).
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
-import { mutate, type SimContext } from '../context.ts';
-import { previousAttributes } from '../events.ts';
+import { mutate, type Outcome, type SimContext } from '../context.ts';
+import { previousAttributes, type Trigger } from '../events.ts';
 import { Expander } from '../expand.ts';
 import type { FormObject } from '../form.ts';
 import { buildCustomer, type CustomerInput } from '../objects/customers.ts';
@@ -49,6 +49,32 @@ function fieldsOf(params: FormObject): CustomerInput {
   };
 }
 
+/** POST /v1/customers/:id: the given fields; an empty one is cleared. customer.updated when any changed. */
+function updateCustomer(
+  ctx: SimContext,
+  id: string,
+  { params, trigger }: { params: FormObject; trigger: Trigger },
+): Promise<Outcome<Stripe.Customer>> {
+  const input = fieldsOf(params);
+  return mutate(ctx, trigger, async ({ docs, emit }) => {
+    const { data: before } = await docs.require<Stripe.Customer>('customer', id, { lock: true });
+    const after: Stripe.Customer = {
+      ...before,
+      email: input.email ?? (params.email === '' ? null : before.email),
+      name: input.name ?? (params.name === '' ? null : (before.name ?? null)),
+      description: input.description ?? (params.description === '' ? null : before.description),
+      phone: input.phone ?? (params.phone === '' ? null : (before.phone ?? null)),
+      metadata: mergeMetadata(before.metadata, input.metadata),
+    };
+    const previous = previousAttributes(before, after);
+    if (previous !== undefined) {
+      await docs.save('customer', after);
+      await emit('customer.updated', after, previous);
+    }
+    return after;
+  });
+}
+
 export function customerRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     const expander = new Expander(ctx.docs, () => ctx.baseUrl);
@@ -72,27 +98,9 @@ export function customerRoutes(ctx: SimContext): FastifyPluginAsync {
     app.post<{ Params: { id: string } }>('/customers/:id', async (request) => {
       const params = paramsOf(request);
       allowOnly(params, WRITE_PARAMS);
-      const input = fieldsOf(params);
-      const { value } = await mutate(ctx, triggerOf(request), async ({ docs, emit }) => {
-        const { data: before } = await docs.require<Stripe.Customer>(
-          'customer',
-          request.params.id,
-          { lock: true },
-        );
-        const after: Stripe.Customer = {
-          ...before,
-          email: input.email ?? (params.email === '' ? null : before.email),
-          name: input.name ?? (params.name === '' ? null : (before.name ?? null)),
-          description: input.description ?? (params.description === '' ? null : before.description),
-          phone: input.phone ?? (params.phone === '' ? null : (before.phone ?? null)),
-          metadata: mergeMetadata(before.metadata, input.metadata),
-        };
-        const previous = previousAttributes(before, after);
-        if (previous !== undefined) {
-          await docs.save('customer', after);
-          await emit('customer.updated', after, previous);
-        }
-        return after;
+      const { value } = await updateCustomer(ctx, request.params.id, {
+        params,
+        trigger: triggerOf(request),
       });
       return expander.expand(value, expansions(params));
     });

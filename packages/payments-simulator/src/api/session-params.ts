@@ -7,7 +7,7 @@
 import type Stripe from 'stripe';
 import { invalidParam } from '../errors.ts';
 import type { FormObject } from '../form.ts';
-import type { NewSession, SubscriptionData } from '../objects/checkout.ts';
+import type { CustomerUpdate, NewSession, SubscriptionData } from '../objects/checkout.ts';
 import { percentOff } from '../objects/offers.ts';
 import {
   customerUpdate,
@@ -196,11 +196,8 @@ function subscriptionData(params: FormObject, now: number): SubscriptionData {
   };
 }
 
-export async function readSessionParams(
-  docs: Documents,
-  params: FormObject,
-): Promise<Omit<NewSession, 'created' | 'expiresAt'> & { expiresAt?: number }> {
-  allowOnly(params, SESSION_PARAMS);
+/** mode=subscription on the hosted page: the only checkout the simulator has. */
+function checkMode(params: FormObject): void {
   const mode = oneOf(params, 'mode', ['payment', 'setup', 'subscription'] as const);
   if (mode === undefined) throw invalidParam('Missing required param: mode.', 'mode');
   if (mode !== 'subscription')
@@ -208,7 +205,10 @@ export async function readSessionParams(
   const uiMode = text(params, 'ui_mode');
   if (uiMode !== undefined && uiMode !== 'hosted_page')
     throw unsupported('ui_mode', 'only the hosted page is simulated');
+}
 
+/** `customer` (which must exist) or `customer_email`, at most one of them. */
+async function customerParams(docs: Documents, params: FormObject) {
   const customer = text(params, 'customer');
   const customerEmail = text(params, 'customer_email', { max: 512 });
   if (customer !== undefined && customerEmail !== undefined)
@@ -220,8 +220,10 @@ export async function readSessionParams(
     customer === undefined
       ? null
       : (await docs.require<Stripe.Customer>('customer', customer, { param: 'customer' })).data;
+  return { customer, customerEmail, customerDoc };
+}
 
-  const now = nowSeconds();
+function expiresAtParam(params: FormObject, now: number): number | undefined {
   const expiresAt = whole(params, 'expires_at', { min: 0, max: Number.MAX_SAFE_INTEGER });
   if (expiresAt !== undefined && (expiresAt < now + 1800 || expiresAt > now + 86_400)) {
     throw invalidParam(
@@ -229,6 +231,47 @@ export async function readSessionParams(
       'expires_at',
     );
   }
+  return expiresAt;
+}
+
+/** Stripe's own rules: tax needs an address it may read or write, tax ids the customer's name. */
+function checkTaxRules(
+  customerDoc: Stripe.Customer | null,
+  {
+    automaticTax,
+    taxIdCollection,
+    update,
+  }: Pick<NewSession, 'automaticTax' | 'taxIdCollection'> & {
+    update: CustomerUpdate | null;
+  },
+): void {
+  if (
+    automaticTax &&
+    customerDoc !== null &&
+    customerDoc.address == null &&
+    update?.address !== 'auto' &&
+    update?.shipping !== 'auto'
+  )
+    throw invalidParam(
+      "Automatic tax calculation in Checkout requires a valid address on the Customer. Add a valid address to the Customer or set either `customer_update[address]` to 'auto' or `customer_update[shipping]` to 'auto' to save the address entered in Checkout to the Customer.",
+      'automatic_tax[enabled]',
+    );
+  if (taxIdCollection && customerDoc !== null && update?.name !== 'auto')
+    throw invalidParam(
+      "tax_id_collection requires updating business name on the customer. To enable tax id collection for an existing customer, please set `customer_update[name]` to 'auto'.",
+      'tax_id_collection[enabled]',
+    );
+}
+
+export async function readSessionParams(
+  docs: Documents,
+  params: FormObject,
+): Promise<Omit<NewSession, 'created' | 'expiresAt'> & { expiresAt?: number }> {
+  allowOnly(params, SESSION_PARAMS);
+  checkMode(params);
+  const { customer, customerEmail, customerDoc } = await customerParams(docs, params);
+  const now = nowSeconds();
+  const expiresAt = expiresAtParam(params, now);
   const { price, quantity } = await lineItem(docs, params);
   const subscriptionDataParams = subscriptionData(params, now);
   const paymentMethodCollection =
@@ -243,24 +286,7 @@ export async function readSessionParams(
   const update = customerUpdate(params, customer);
   const automaticTax = enabled(params, 'automatic_tax', ['liability']);
   const taxIdCollection = enabled(params, 'tax_id_collection', ['required']);
-  const addressKnown = customerDoc?.address != null;
-  // Stripe's own rules: tax needs an address it may read or write, tax ids the customer's name.
-  if (
-    automaticTax &&
-    customerDoc !== null &&
-    !addressKnown &&
-    update?.address !== 'auto' &&
-    update?.shipping !== 'auto'
-  )
-    throw invalidParam(
-      "Automatic tax calculation in Checkout requires a valid address on the Customer. Add a valid address to the Customer or set either `customer_update[address]` to 'auto' or `customer_update[shipping]` to 'auto' to save the address entered in Checkout to the Customer.",
-      'automatic_tax[enabled]',
-    );
-  if (taxIdCollection && customerDoc !== null && update?.name !== 'auto')
-    throw invalidParam(
-      "tax_id_collection requires updating business name on the customer. To enable tax id collection for an existing customer, please set `customer_update[name]` to 'auto'.",
-      'tax_id_collection[enabled]',
-    );
+  checkTaxRules(customerDoc, { automaticTax, taxIdCollection, update });
   return {
     customer: customer ?? null,
     customerEmail: customerEmail ?? null,
@@ -276,7 +302,7 @@ export async function readSessionParams(
     discount: sessionDiscount,
     percentOff: sessionDiscount === null ? 0 : await percentOff(docs, sessionDiscount.coupon),
     automaticTax,
-    addressKnown,
+    addressKnown: customerDoc?.address != null,
     customerUpdate: update,
     taxIdCollection,
     expiresAt,

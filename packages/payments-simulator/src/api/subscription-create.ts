@@ -19,7 +19,8 @@ import {
   whole,
 } from '../params.ts';
 import { withCancelAt, withCancelAtPeriodEnd } from '../subscription-changes.ts';
-import { createSubscription } from '../subscription-create.ts';
+import type { Documents } from '../store.ts';
+import { createSubscription, type SubscriptionRequest } from '../subscription-create.ts';
 import { nowSeconds } from '../time.ts';
 import { discount, missingPaymentMethod, trialDays } from './offer-params.ts';
 import { paramsOf, triggerOf } from './request.ts';
@@ -89,60 +90,59 @@ function oneItem(params: FormObject): { price: string; quantity: number } {
   };
 }
 
+/** The create's parameters, as createSubscription takes them (price and customer not read yet). */
+async function readCreate(docs: Documents, params: FormObject): Promise<SubscriptionRequest> {
+  allowOnly(params, CREATE_PARAMS);
+  const collection = oneOf(params, 'collection_method', ['charge_automatically', 'send_invoice']);
+  if (collection === 'send_invoice')
+    throw invalidParam(
+      'The payments simulator does not support collection_method=send_invoice: it charges automatically.',
+      'collection_method',
+    );
+  const { price, quantity } = oneItem(params);
+  const trialEndRaw = text(params, 'trial_end');
+  const trialEnd =
+    trialEndRaw === undefined || trialEndRaw === 'now'
+      ? null
+      : whole(params, 'trial_end', { min: nowSeconds() + 1, max: nowSeconds() + 730 * 86_400 });
+  const days = trialDays(params, 'trial_period_days');
+  const atPeriodEnd = flag(params, 'cancel_at_period_end') ?? false;
+  const behavior = oneOf(params, 'payment_behavior', [
+    'allow_incomplete',
+    'default_incomplete',
+    'error_if_incomplete',
+    'pending_if_incomplete',
+  ] as const);
+  const tax = hash(params, 'automatic_tax');
+  if (tax !== undefined) allowOnly(tax, ['enabled', 'liability'], 'automatic_tax');
+  return {
+    customer: text(params, 'customer', { required: true })!,
+    price,
+    quantity,
+    metadata: mergeMetadata({}, metadata(params)),
+    description: text(params, 'description', { max: 500 }) ?? null,
+    trialDays: trialEndRaw === 'now' ? null : days,
+    trialEnd: trialEnd ?? null,
+    missingPaymentMethod: missingPaymentMethod(params, ''),
+    incompleteAllowed: behavior === 'default_incomplete',
+    defaultPaymentMethod: text(params, 'default_payment_method') ?? null,
+    automaticTax:
+      tax === undefined ? false : (flag(tax, 'enabled', 'automatic_tax[enabled]') ?? false),
+    discount: await discount(docs, params),
+    schedule: (subscription) => {
+      const end = cancelAt(params, () => itemOf(subscription).current_period_end);
+      if (end !== undefined) return withCancelAt(subscription, end.at);
+      return atPeriodEnd ? withCancelAtPeriodEnd(subscription, true) : subscription;
+    },
+  };
+}
+
 export function subscriptionCreateRoute(ctx: SimContext, expander: Expander): FastifyPluginAsync {
   return async (app) => {
     app.post('/subscriptions', async (request) => {
       const params = paramsOf(request);
-      allowOnly(params, CREATE_PARAMS);
-      const collection = oneOf(params, 'collection_method', [
-        'charge_automatically',
-        'send_invoice',
-      ]);
-      if (collection === 'send_invoice')
-        throw invalidParam(
-          'The payments simulator does not support collection_method=send_invoice: it charges automatically.',
-          'collection_method',
-        );
-      const { price, quantity } = oneItem(params);
-      const trialEndRaw = text(params, 'trial_end');
-      const trialEnd =
-        trialEndRaw === undefined || trialEndRaw === 'now'
-          ? null
-          : whole(params, 'trial_end', { min: nowSeconds() + 1, max: nowSeconds() + 730 * 86_400 });
-      const days = trialDays(params, 'trial_period_days');
-      const atPeriodEnd = flag(params, 'cancel_at_period_end') ?? false;
-      const behavior = oneOf(params, 'payment_behavior', [
-        'allow_incomplete',
-        'default_incomplete',
-        'error_if_incomplete',
-        'pending_if_incomplete',
-      ] as const);
-      const tax = hash(params, 'automatic_tax');
-      if (tax !== undefined) allowOnly(tax, ['enabled', 'liability'], 'automatic_tax');
-      const { value } = await createSubscription(
-        ctx,
-        {
-          customer: text(params, 'customer', { required: true })!,
-          price,
-          quantity,
-          metadata: mergeMetadata({}, metadata(params)),
-          description: text(params, 'description', { max: 500 }) ?? null,
-          trialDays: trialEndRaw === 'now' ? null : days,
-          trialEnd: trialEnd ?? null,
-          missingPaymentMethod: missingPaymentMethod(params, ''),
-          incompleteAllowed: behavior === 'default_incomplete',
-          defaultPaymentMethod: text(params, 'default_payment_method') ?? null,
-          automaticTax:
-            tax === undefined ? false : (flag(tax, 'enabled', 'automatic_tax[enabled]') ?? false),
-          discount: await discount(ctx.docs, params),
-          schedule: (subscription) => {
-            const end = cancelAt(params, () => itemOf(subscription).current_period_end);
-            if (end !== undefined) return withCancelAt(subscription, end.at);
-            return atPeriodEnd ? withCancelAtPeriodEnd(subscription, true) : subscription;
-          },
-        },
-        triggerOf(request),
-      );
+      const input = await readCreate(ctx.docs, params);
+      const { value } = await createSubscription(ctx, input, triggerOf(request));
       return expander.expand(value.subscription, expansions(params));
     });
   };

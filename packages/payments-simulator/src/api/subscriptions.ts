@@ -1,34 +1,19 @@
-// /v1/subscriptions: create (subscription-create.ts), retrieve, list (by customer and status;
-// canceled ones only when asked), update (cancel_at, the flexible billing mode's way, or the
-// deprecated cancel_at_period_end; trial_end=now; metadata, description, cancellation_details;
-// emits customer.subscription.updated when something changed), DELETE, which cancels now
-// (customer.subscription.deleted), and pause / resume (subscription-pause.ts).
+// /v1/subscriptions: create (subscription-create.ts), retrieve, list (by customer, price and
+// status; canceled ones only when asked), update (subscription-update.ts), DELETE, which cancels
+// now (customer.subscription.deleted), and pause / resume (subscription-pause.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
 import { Expander } from '../expand.ts';
-import { itemOf } from '../objects/subscriptions.ts';
-import {
-  allowOnly,
-  expansions,
-  flag,
-  hash,
-  mergeMetadata,
-  metadata,
-  oneOf,
-  text,
-} from '../params.ts';
-import {
-  cancelNow,
-  changeSubscription,
-  withCancelAt,
-  withCancelAtPeriodEnd,
-} from '../subscription-changes.ts';
-import { pause, resume } from '../subscription-pause.ts';
-import { endTrial } from '../trial-end.ts';
+import type { FormObject } from '../form.ts';
+import { allowOnly, expansions, flag, hash, oneOf, text } from '../params.ts';
+import type { Filter } from '../store.ts';
+import { cancelNow } from '../subscription-changes.ts';
+import { pause, resume, type BillingCycleAnchor } from '../subscription-pause.ts';
 import { listOf, pageOfParams, PAGE_PARAMS, paramsOf, triggerOf } from './request.ts';
-import { cancelAt, subscriptionCreateRoute } from './subscription-create.ts';
+import { subscriptionCreateRoute } from './subscription-create.ts';
+import { cancellationDetails, subscriptionUpdateRoute } from './subscription-update.ts';
 
 type Subscription = Stripe.Subscription;
 
@@ -42,50 +27,21 @@ const STATUSES = [
   'trialing',
   'paused',
 ];
-const UPDATE_PARAMS = [
-  'add_invoice_items',
-  'application_fee_percent',
+const LIST_PARAMS = [
+  ...PAGE_PARAMS,
   'automatic_tax',
-  'billing_cycle_anchor',
-  'billing_schedules',
-  'billing_thresholds',
-  'cancel_at',
-  'cancel_at_period_end',
-  'cancellation_details',
   'collection_method',
-  'days_until_due',
-  'default_payment_method',
-  'default_source',
-  'default_tax_rates',
-  'description',
-  'discounts',
-  'expand',
-  'invoice_settings',
-  'items',
-  'metadata',
-  'off_session',
-  'on_behalf_of',
-  'pause_collection',
-  'payment_behavior',
-  'payment_settings',
-  'pending_invoice_item_interval',
-  'proration_behavior',
-  'proration_date',
-  'transfer_data',
-  'trial_end',
-  'trial_from_plan',
-  'trial_settings',
+  'created',
+  'current_period_end',
+  'current_period_start',
+  'customer',
+  'customer_account',
+  'plan',
+  'price',
+  'status',
+  'test_clock',
 ];
-const SIMULATED_UPDATES = [
-  'cancel_at',
-  'cancel_at_period_end',
-  'cancellation_details',
-  'description',
-  'expand',
-  'metadata',
-  'proration_behavior',
-  'trial_end',
-];
+
 function statusFilter(value: string | undefined): string[] | undefined {
   if (value === 'all') return undefined;
   if (value === undefined)
@@ -99,10 +55,47 @@ function statusFilter(value: string | undefined): string[] | undefined {
   return [value];
 }
 
+/** DELETE's `cancellation_details`: what the cancellation records besides its reason. */
+function deleteParams(params: FormObject): { comment?: string; feedback?: string } {
+  allowOnly(params, ['cancellation_details', 'expand', 'invoice_now', 'prorate']);
+  flag(params, 'invoice_now');
+  flag(params, 'prorate');
+  const details = cancellationDetails(params);
+  if (details === undefined) return { comment: undefined, feedback: undefined };
+  return {
+    comment: text(details, 'comment', { param: 'cancellation_details[comment]' }),
+    feedback: text(details, 'feedback', { param: 'cancellation_details[feedback]' }),
+  };
+}
+
+/** Resume's `billing_cycle_anchor[type]`, `now` by default; the other parameters are checked only. */
+function resumeAnchor(params: FormObject): BillingCycleAnchor {
+  allowOnly(params, [
+    'billing_cycle_anchor',
+    'expand',
+    'payment_behavior',
+    'proration_behavior',
+    'proration_date',
+  ]);
+  const anchor = hash(params, 'billing_cycle_anchor');
+  if (anchor !== undefined) allowOnly(anchor, ['type'], 'billing_cycle_anchor');
+  const type =
+    anchor === undefined
+      ? undefined
+      : oneOf(anchor, 'type', ['now', 'unchanged'] as const, 'billing_cycle_anchor[type]');
+  oneOf(params, 'payment_behavior', [
+    'resume_on_payment_attempt',
+    'resume_on_payment_success',
+  ] as const);
+  oneOf(params, 'proration_behavior', ['always_invoice', 'create_prorations', 'none'] as const);
+  return type ?? 'now';
+}
+
 export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     const expander = new Expander(ctx.docs, () => ctx.baseUrl);
     await app.register(subscriptionCreateRoute(ctx, expander));
+    await app.register(subscriptionUpdateRoute(ctx, expander));
 
     app.get<{ Params: { id: string } }>('/subscriptions/:id', async (request) => {
       const params = paramsOf(request);
@@ -113,22 +106,9 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
 
     app.get('/subscriptions', async (request) => {
       const params = paramsOf(request);
-      allowOnly(params, [
-        ...PAGE_PARAMS,
-        'automatic_tax',
-        'collection_method',
-        'created',
-        'current_period_end',
-        'current_period_start',
-        'customer',
-        'customer_account',
-        'plan',
-        'price',
-        'status',
-        'test_clock',
-      ]);
+      allowOnly(params, LIST_PARAMS);
       const price = text(params, 'price') ?? text(params, 'plan');
-      const filter = {
+      const filter: Filter = {
         customer: text(params, 'customer'),
         status: statusFilter(text(params, 'status')),
       };
@@ -139,80 +119,10 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
       return expander.expand(listOf('/v1/subscriptions', data, page.hasMore), expansions(params));
     });
 
-    app.post<{ Params: { id: string } }>('/subscriptions/:id', async (request) => {
-      const params = paramsOf(request);
-      allowOnly(params, UPDATE_PARAMS);
-      const other = Object.keys(params).find((name) => !SIMULATED_UPDATES.includes(name));
-      if (other !== undefined)
-        throw invalidParam(
-          `The payments simulator does not support updating ${other}; it simulates cancel_at, cancel_at_period_end, cancellation_details, description, metadata and trial_end=now.`,
-          other,
-        );
-      const cancelAtEnd = flag(params, 'cancel_at_period_end');
-      const trialEnd = text(params, 'trial_end');
-      if (trialEnd !== undefined && trialEnd !== 'now')
-        throw invalidParam(
-          'The payments simulator supports trial_end=now only: it ends the trial at once.',
-          'trial_end',
-        );
-      const meta = metadata(params);
-      const description = text(params, 'description', { max: 500 });
-      const details = hash(params, 'cancellation_details');
-      if (details !== undefined)
-        allowOnly(details, ['comment', 'feedback', 'feedback_option'], 'cancellation_details');
-      const { value } = await changeSubscription(
-        ctx,
-        request.params.id,
-        triggerOf(request),
-        (before) => {
-          let after: Subscription = { ...before, metadata: mergeMetadata(before.metadata, meta) };
-          if (description !== undefined || params.description === '')
-            after.description = description ?? null;
-          if (details !== undefined) {
-            const comment =
-              text(details, 'comment', { max: 5000, param: 'cancellation_details[comment]' }) ??
-              null;
-            const feedback = (text(details, 'feedback', {
-              param: 'cancellation_details[feedback]',
-            }) ?? null) as Stripe.Subscription.CancellationDetails.Feedback | null;
-            after.cancellation_details = {
-              ...(before.cancellation_details ?? { feedback_option: null, reason: null }),
-              comment,
-              feedback,
-            } as Subscription['cancellation_details'];
-          }
-          const end = cancelAt(params, () => itemOf(before).current_period_end);
-          if (end !== undefined) after = withCancelAt(after, end.at);
-          if (cancelAtEnd !== undefined) after = withCancelAtPeriodEnd(after, cancelAtEnd);
-          return after;
-        },
-      );
-      if (trialEnd === 'now')
-        return expander.expand(
-          (await endTrial(ctx, request.params.id, triggerOf(request))).value.subscription,
-          expansions(params),
-        );
-      return expander.expand(value.subscription, expansions(params));
-    });
-
     app.delete<{ Params: { id: string } }>('/subscriptions/:id', async (request) => {
       const params = paramsOf(request);
-      allowOnly(params, ['cancellation_details', 'expand', 'invoice_now', 'prorate']);
-      flag(params, 'invoice_now');
-      flag(params, 'prorate');
-      const details = hash(params, 'cancellation_details');
-      if (details !== undefined)
-        allowOnly(details, ['comment', 'feedback', 'feedback_option'], 'cancellation_details');
-      const { value } = await cancelNow(ctx, request.params.id, triggerOf(request), {
-        comment:
-          details === undefined
-            ? undefined
-            : text(details, 'comment', { param: 'cancellation_details[comment]' }),
-        feedback:
-          details === undefined
-            ? undefined
-            : text(details, 'feedback', { param: 'cancellation_details[feedback]' }),
-      });
+      const details = deleteParams(params);
+      const { value } = await cancelNow(ctx, request.params.id, triggerOf(request), details);
       return expander.expand(value.subscription, expansions(params));
     });
 
@@ -227,25 +137,8 @@ export function subscriptionRoutes(ctx: SimContext): FastifyPluginAsync {
 
     app.post<{ Params: { id: string } }>('/subscriptions/:id/resume', async (request) => {
       const params = paramsOf(request);
-      allowOnly(params, [
-        'billing_cycle_anchor',
-        'expand',
-        'payment_behavior',
-        'proration_behavior',
-        'proration_date',
-      ]);
-      const anchor = hash(params, 'billing_cycle_anchor');
-      if (anchor !== undefined) allowOnly(anchor, ['type'], 'billing_cycle_anchor');
-      const type =
-        anchor === undefined
-          ? undefined
-          : oneOf(anchor, 'type', ['now', 'unchanged'] as const, 'billing_cycle_anchor[type]');
-      oneOf(params, 'payment_behavior', [
-        'resume_on_payment_attempt',
-        'resume_on_payment_success',
-      ] as const);
-      oneOf(params, 'proration_behavior', ['always_invoice', 'create_prorations', 'none'] as const);
-      const { value } = await resume(ctx, request.params.id, triggerOf(request), type ?? 'now');
+      const anchor = resumeAnchor(params);
+      const { value } = await resume(ctx, request.params.id, triggerOf(request), anchor);
       return expander.expand(value.subscription, expansions(params));
     });
   };

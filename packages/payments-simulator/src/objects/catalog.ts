@@ -39,15 +39,17 @@ function buildProduct(tier: string, priceId: string, created: number): Stripe.Pr
   };
 }
 
-function buildPrice(
-  tier: string,
-  priceId: string,
-  productId: string,
-  created: number,
-): Stripe.Price {
+interface NewPrice {
+  tier: string;
+  id: string;
+  product: string;
+  created: number;
+}
+
+function buildPrice({ tier, id, product, created }: NewPrice): Stripe.Price {
   const amount = AMOUNTS[tier] ?? DEFAULT_AMOUNT;
   return {
-    id: priceId,
+    id,
     object: 'price',
     active: true,
     billing_scheme: 'per_unit',
@@ -58,7 +60,7 @@ function buildPrice(
     lookup_key: tier,
     metadata: { tier },
     nickname: `${tierTitle(tier)} monthly`,
-    product: productId,
+    product,
     recurring: {
       interval: 'month',
       interval_count: 1,
@@ -110,6 +112,6 @@ export async function seedCatalog(
     const created = existing?.data.created ?? nowSeconds();
     const product = buildProduct(tier, priceId, created);
     await docs.save('product', product);
-    await docs.save('price', buildPrice(tier, priceId, product.id, created));
+    await docs.save('price', buildPrice({ tier, id: priceId, product: product.id, created }));
   }
 }

@@ -1,11 +1,11 @@
 // Subscription invoices: one line for the item's period (or the given lines, e.g. a plan switch's
 // prorations), linked to the subscription under `parent.subscription_details` as the current API
-// does (no top-level `subscription` field).
+// does (no top-level `subscription` field); and a new invoice as its first two events show it.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
 import { decimal, tierTitle } from './catalog.ts';
 import { adjust, NO_ADJUSTMENTS, SIMULATED_TAX, type Adjustments } from './offers.ts';
-import { itemOf } from './subscriptions.ts';
+import { customerIdOf, itemOf } from './subscriptions.ts';
 
 export interface NewInvoice {
   subscription: Stripe.Subscription;
@@ -168,10 +168,7 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     created: input.at,
     currency: line.currency,
     custom_fields: null,
-    customer:
-      typeof input.subscription.customer === 'string'
-        ? input.subscription.customer
-        : input.subscription.customer.id,
+    customer: customerIdOf(input.subscription),
     customer_account: null,
     customer_address: null,
     customer_email: input.customer?.email ?? null,
@@ -257,4 +254,25 @@ export function markPaid(invoice: Stripe.Invoice, at: number): Stripe.Invoice {
     status: 'paid',
     status_transitions: { ...invoice.status_transitions, paid_at: at },
   };
+}
+
+/** A new invoice as invoice.created (draft) and invoice.finalized (open) show it. */
+export function earlierStages(invoice: Stripe.Invoice): {
+  draft: Stripe.Invoice;
+  open: Stripe.Invoice;
+} {
+  const open: Stripe.Invoice = {
+    ...invoice,
+    status: 'open',
+    amount_paid: 0,
+    amount_remaining: invoice.amount_due,
+    status_transitions: { ...invoice.status_transitions, paid_at: null },
+  };
+  const draft: Stripe.Invoice = {
+    ...open,
+    status: 'draft',
+    number: null,
+    status_transitions: { ...open.status_transitions, finalized_at: null },
+  };
+  return { draft, open };
 }

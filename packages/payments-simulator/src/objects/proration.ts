@@ -1,7 +1,6 @@
 // A plan switch billed at once, as Stripe's portal does with "prorate and invoice immediately":
 // one invoice with two proration lines (credit for the unused time on the old price, charge for the
-// remaining time on the new one), paid at once; and the stages it goes through (draft, open, paid),
-// since invoice.created and invoice.finalized carry the invoice as it was then.
+// remaining time on the new one), paid at once.
 import type Stripe from 'stripe';
 import { tierTitle } from './catalog.ts';
 import { buildInvoice, lineOf } from './invoices.ts';
@@ -61,25 +60,4 @@ export function buildProrationInvoice({
       }),
     ],
   });
-}
-
-/** The paid invoice as invoice.created (draft) and invoice.finalized (open) showed it. */
-export function earlierStages(paid: Stripe.Invoice): {
-  draft: Stripe.Invoice;
-  open: Stripe.Invoice;
-} {
-  const open: Stripe.Invoice = {
-    ...paid,
-    status: 'open',
-    amount_paid: 0,
-    amount_remaining: paid.amount_due,
-    status_transitions: { ...paid.status_transitions, paid_at: null },
-  };
-  const draft: Stripe.Invoice = {
-    ...open,
-    status: 'draft',
-    number: null,
-    status_transitions: { ...open.status_transitions, finalized_at: null },
-  };
-  return { draft, open };
 }

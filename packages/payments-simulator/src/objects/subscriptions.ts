@@ -140,6 +140,10 @@ export function itemOf(subscription: Stripe.Subscription): Stripe.SubscriptionIt
   return item;
 }
 
+/** The id of the subscription's customer, expanded or not. */
+export const customerIdOf = (subscription: Stripe.Subscription): string =>
+  typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
+
 /** A copy with the item's period moved to [start, end). */
 export function withPeriod(
   subscription: Stripe.Subscription,

@@ -11,9 +11,10 @@ import { applyPromotionCode } from '../checkout-promotion.ts';
 import { within, type SimContext } from '../context.ts';
 import type { FormObject } from '../form.ts';
 import type { SessionExtra } from '../objects/checkout.ts';
+import type { Stored } from '../store.ts';
 import { nowSeconds } from '../time.ts';
-import { renderCheckout } from './checkout-view.ts';
-import { crossSite, header, html, sendPage } from './layout.ts';
+import { renderCheckout, type CheckoutView } from './checkout-view.ts';
+import { header, html, refuseCrossSitePosts, sendPage } from './layout.ts';
 
 const PAY_WAIT_MS = 5_000;
 type Session = Stripe.Checkout.Session;
@@ -40,8 +41,70 @@ function notFound(reply: FastifyReply): FastifyReply {
   });
 }
 
+/** The open session's page: what it sells, to whom, and the code and coupon it has applied. */
+async function checkoutView(
+  ctx: SimContext,
+  stored: Stored<Session>,
+  notice: string | null,
+): Promise<CheckoutView> {
+  const session = stored.data;
+  const extra = stored.extra as unknown as SessionExtra;
+  const line = extra.line_items[0]!;
+  const price = (await ctx.docs.require<Stripe.Price>('price', line.price)).data;
+  const product = (await ctx.docs.get<Stripe.Product>('product', String(price.product)))?.data;
+  const customer =
+    typeof session.customer === 'string'
+      ? (await ctx.docs.get<Stripe.Customer>('customer', session.customer))?.data
+      : undefined;
+  const [discount] = session.discounts ?? [];
+  const code =
+    typeof discount?.promotion_code === 'string'
+      ? ((await ctx.docs.get<Stripe.PromotionCode>('promotion_code', discount.promotion_code))
+          ?.data ?? null)
+      : null;
+  const coupon =
+    discount?.coupon == null
+      ? null
+      : ((await ctx.docs.get<Stripe.Coupon>('coupon', String(discount.coupon)))?.data ?? null);
+  return {
+    session,
+    extra,
+    price,
+    product: product ?? null,
+    email: customer?.email ?? session.customer_email,
+    code,
+    coupon,
+    notice,
+    now: nowSeconds(),
+  };
+}
+
+/** The code field's form: applies the typed code or removes the applied one; null when empty. */
+async function promotionCodeNotice(
+  ctx: SimContext,
+  sessionId: string,
+  form: FormObject,
+): Promise<string | null> {
+  const typed = typeof form.code === 'string' ? form.code.trim() : '';
+  const remove = form.remove !== undefined;
+  if (!remove && typed === '') return null;
+  const { value } = await applyPromotionCode(ctx, sessionId, remove ? null : typed);
+  if (remove) return 'The promotion code was removed.';
+  return value.applied ? `Code ${typed.toUpperCase()} applied.` : 'This code is invalid.';
+}
+
+/** The e-mail typed on the page (asked for when the session has none), if it looks like one. */
+function typedEmail(form: FormObject | undefined): string | undefined {
+  const typed = form?.email;
+  return typeof typed === 'string' && /^[^\s@]+@[^\s@]+$/.test(typed.trim())
+    ? typed.trim()
+    : undefined;
+}
+
 export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
+    app.addHook('preHandler', refuseCrossSitePosts);
+
     app.get<{ Params: { id: string }; Querystring: { notice?: string } }>(
       '/checkout/:id',
       async (request, reply) => {
@@ -49,63 +112,21 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
         if (stored === null) return notFound(reply);
         const session = stored.data;
         if (session.status !== 'open') return statusPage(reply, session);
-        const extra = stored.extra as unknown as SessionExtra;
-        const line = extra.line_items[0]!;
-        const price = (await ctx.docs.require<Stripe.Price>('price', line.price)).data;
-        const product = (await ctx.docs.get<Stripe.Product>('product', String(price.product)))
-          ?.data;
-        const customer =
-          typeof session.customer === 'string'
-            ? (await ctx.docs.get<Stripe.Customer>('customer', session.customer))?.data
-            : undefined;
-        const [discount] = session.discounts ?? [];
-        const code =
-          typeof discount?.promotion_code === 'string'
-            ? ((await ctx.docs.get<Stripe.PromotionCode>('promotion_code', discount.promotion_code))
-                ?.data ?? null)
-            : null;
-        const coupon =
-          discount?.coupon == null
-            ? null
-            : ((await ctx.docs.get<Stripe.Coupon>('coupon', String(discount.coupon)))?.data ??
-              null);
-        const body = renderCheckout({
-          session,
-          extra,
-          price,
-          product: product ?? null,
-          email: customer?.email ?? session.customer_email,
-          code,
-          coupon,
-          notice: ctx.notices.read(request.query.notice),
-          now: nowSeconds(),
-        });
+        const view = await checkoutView(ctx, stored, ctx.notices.read(request.query.notice));
         return sendPage(reply, 200, {
-          title: `Subscribe to ${product?.name ?? price.id}`,
-          body,
+          title: `Subscribe to ${view.product?.name ?? view.price.id}`,
+          body: renderCheckout(view),
           formTargets: [session.success_url, session.cancel_url],
         });
       },
     );
 
     app.post<{ Params: { id: string } }>('/checkout/:id/promotion-code', async (request, reply) => {
-      if (crossSite(request))
-        return sendPage(reply, 403, {
-          title: 'Forbidden',
-          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-        });
       const form = (request.body ?? {}) as FormObject;
-      const typed = typeof form.code === 'string' ? form.code.trim() : '';
       if ((await ctx.docs.get('checkout.session', request.params.id)) === null)
         return notFound(reply);
-      const remove = form.remove !== undefined;
-      if (!remove && typed === '') return reply.redirect(`/checkout/${request.params.id}`, 303);
-      const { value } = await applyPromotionCode(ctx, request.params.id, remove ? null : typed);
-      const notice = remove
-        ? 'The promotion code was removed.'
-        : value.applied
-          ? `Code ${typed.toUpperCase()} applied.`
-          : 'This code is invalid.';
+      const notice = await promotionCodeNotice(ctx, request.params.id, form);
+      if (notice === null) return reply.redirect(`/checkout/${request.params.id}`, 303);
       return reply.redirect(
         `/checkout/${request.params.id}?notice=${ctx.notices.post(notice)}`,
         303,
@@ -113,16 +134,7 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
     });
 
     app.post<{ Params: { id: string } }>('/checkout/:id/pay', async (request, reply) => {
-      if (crossSite(request))
-        return sendPage(reply, 403, {
-          title: 'Forbidden',
-          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-        });
-      const typed = (request.body as FormObject | undefined)?.email;
-      const email =
-        typeof typed === 'string' && /^[^\s@]+@[^\s@]+$/.test(typed.trim())
-          ? typed.trim()
-          : undefined;
+      const email = typedEmail(request.body as FormObject | undefined);
       if ((await ctx.docs.get('checkout.session', request.params.id)) === null)
         return notFound(reply);
       const outcome = await payCheckout(ctx, request.params.id, email);
@@ -135,11 +147,6 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
     });
 
     app.post<{ Params: { id: string } }>('/checkout/:id/cancel', async (request, reply) => {
-      if (crossSite(request))
-        return sendPage(reply, 403, {
-          title: 'Forbidden',
-          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-        });
       const stored = await currentSession(ctx, request.params.id);
       if (stored === null) return notFound(reply);
       if (stored.data.cancel_url) return reply.redirect(stored.data.cancel_url, 303);

@@ -1,186 +1,74 @@
-// GET /: the simulator's dashboard for a person: where webhooks go, subscriptions with buttons for
-// what would otherwise take a month (renew, fail renewal, cancel at period end, cancel now; on a
-// trial, end it now, with the card on file, without a payment method, or adding a card first),
-// open checkouts, customers, and recent events with what the service answered to each and a
-// Resend button (same event id, as `stripe events resend`); the drift controls (drift-panel.ts)
-// change subscriptions without events. Notices say what happened in words.
+// GET /: the simulator's dashboard for a person (dashboard-view.ts), and what its buttons post:
+// a lifecycle step of a subscription, through the same code as the /_sim controls (so the same
+// signed events go out), and Resend of an event (same event id, as `stripe events resend`). Each
+// click comes back to the dashboard with a notice that says what happened in words.
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
-import { eventsReport, SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
+import { SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
 import type { SimContext } from '../context.ts';
-import { StripeApiError } from '../errors.ts';
 import { AUTOMATIC } from '../events.ts';
-import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
-import { ENDED } from '../subscription-lifecycle.ts';
-import { crossSite, dateOf, header, html, money, sendPage, type Html } from './layout.ts';
-import { driftButtonsFor, driftSection } from './drift-panel.ts';
-import { describeChange, describeEvents } from './notices.ts';
-import { settingsRoutes, settingsSection } from './settings-panel.ts';
+import { renderDashboard, type DashboardView, type EventLine } from './dashboard-view.ts';
+import { refuseCrossSitePosts, sendPage } from './layout.ts';
+import { describeChange, describeEvents, noticeOf } from './notices.ts';
+import { settingsRoutes } from './settings-panel.ts';
 
-const CLICK_WAIT_MS = 5_000;
-interface EventLine {
-  id: string;
-  type: string;
-  created: number;
-  delivered: boolean;
-  attempts: number;
-  next_attempt_at: number | null;
-  last_response: string | null;
-}
+type Listed = Omit<DashboardView, 'settings' | 'baseUrl' | 'webhookUrl' | 'notice'>;
 
-const button = (path: string, label: string, style = ''): Html =>
-  html`<form class="inline" method="post" action="${path}"><button type="submit" class="${style}">${label}</button></form> `;
-
-/** `hasCard`: the subscription or its customer has a payment method to charge. */
-function actionsFor(s: Stripe.Subscription, hasCard: boolean): Html {
-  const path = (action: string) => `/dashboard/subscriptions/${s.id}/${action}`;
-  if (ENDED.includes(s.status)) return html`<span class="muted">—</span>`;
-  if (s.status === 'trialing') {
-    const end = hasCard
-      ? button(path('end-trial'), 'End trial now (charges the card)')
-      : html`${button(path('end-trial'), 'End trial without a payment method')}${button(path('end-trial-with-card'), 'Add a card and end trial')}`;
-    return html`${end}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
-  }
-  if (scheduledEnd(s) !== null) {
-    return html`${button(path('renew'), 'End period')}${button(path('resume-at-period-end'), 'Keep subscription')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
-  }
-  if (s.status === 'paused') {
-    // Paused after a failed renewal: its invoice is still open, and paying it resumes the subscription.
-    const owes = s.status_details?.paused.subscription.type === 'first_payment_failure';
-    return html`${owes ? html`${button(path('renew'), 'Payment succeeds')}${button(path('fail-renewal'), 'Payment fails again')}` : ''}${button(path('resume'), 'Resume')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
-  }
-  const pastDue = s.status === 'past_due';
-  return html`${button(path('renew'), pastDue ? 'Payment succeeds' : 'Renew')}${button(path('fail-renewal'), pastDue ? 'Payment fails again' : 'Fail renewal')}${button(path('pause'), 'Pause')}${button(path('cancel-at-period-end'), 'Cancel at period end')}${button(path('cancel-now'), 'Cancel now', 'danger')}`;
-}
-
-/** "200 {...}" -> the status and the body the endpoint answered. */
-function answerOf(response: string): { status: string | null; body: string } {
-  const match = /^(\d{3})\s?([\s\S]*)$/.exec(response);
-  return match ? { status: match[1]!, body: match[2]! } : { status: null, body: response };
-}
-
-function deliveryOf(e: EventLine): Html {
-  const state = e.delivered
-    ? html`<span class="badge delivered">delivered</span>`
-    : e.next_attempt_at === null && e.attempts > 0
-      ? html`<span class="badge failed">gave up</span>`
-      : html`<span class="badge pending">pending</span>`;
-  const attempts = html`<span class="muted">${e.attempts} attempt${e.attempts === 1 ? '' : 's'}</span>`;
-  return html`${state} ${attempts}`;
-}
-
-function responseOf(e: EventLine): Html {
-  if (e.last_response === null) return html`<span class="muted">not sent yet</span>`;
-  const { status, body } = answerOf(e.last_response);
-  const ok = status !== null && status.startsWith('2');
-  return html`${status ? html`<span class="badge ${ok ? 'delivered' : 'failed'} status">${status}</span> ` : ''}<code class="answer">${body.slice(0, 160)}</code>`;
-}
-
-function statusOf(s: Stripe.Subscription): Html {
-  const badge = html`<span class="badge ${s.status}">${s.status.replace('_', ' ')}</span>`;
-  if (ENDED.includes(s.status))
-    return html`${badge}<br><span class="muted small">ended ${dateOf(s.ended_at)}</span>`;
-  const cancels = scheduledEnd(s);
-  if (cancels !== null)
-    return html`${badge}<br><span class="muted small">cancels ${dateOf(cancels)}${s.cancel_at_period_end ? ' (at period end)' : ' (cancel_at)'}</span>`;
-  if (s.status === 'trialing')
-    return html`${badge}<br><span class="muted small">trial ends ${dateOf(s.trial_end)}${s.default_payment_method === null ? ', no payment method' : ''}</span>`;
-  return badge;
+/** What the dashboard lists: the newest of each kind. */
+async function listed(ctx: SimContext): Promise<Listed> {
+  const page = { limit: 50 };
+  const subscriptions = (
+    await ctx.docs.list<Stripe.Subscription>('subscription', {}, page)
+  ).data.map((r) => r.data);
+  const customers = (await ctx.docs.list<Stripe.Customer>('customer', {}, { limit: 100 })).data.map(
+    (r) => r.data,
+  );
+  const sessions = (
+    await ctx.docs.list<Stripe.Checkout.Session>(
+      'checkout.session',
+      { status: ['open'] },
+      { limit: 20 },
+    )
+  ).data.map((r) => r.data);
+  const events = await ctx.db.query<EventLine>(
+    'SELECT id, type, created::float8 AS created, delivered_at IS NOT NULL AS delivered, attempts, next_attempt_at::float8 AS next_attempt_at, last_response FROM sim_events ORDER BY seq DESC LIMIT 30',
+  );
+  const prices = (
+    await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
+  ).data.map((r) => r.data);
+  return { subscriptions, customers, sessions, events, prices };
 }
 
 export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
+    app.addHook('preHandler', refuseCrossSitePosts);
+
     app.get<{ Querystring: { notice?: string } }>('/', async (request, reply) => {
-      const page = { limit: 50 };
-      const subscriptions = (
-        await ctx.docs.list<Stripe.Subscription>('subscription', {}, page)
-      ).data.map((r) => r.data);
-      const customers = (
-        await ctx.docs.list<Stripe.Customer>('customer', {}, { limit: 100 })
-      ).data.map((r) => r.data);
-      const sessions = (
-        await ctx.docs.list<Stripe.Checkout.Session>(
-          'checkout.session',
-          { status: ['open'] },
-          { limit: 20 },
-        )
-      ).data.map((r) => r.data);
-      const events = await ctx.db.query<EventLine>(
-        'SELECT id, type, created::float8 AS created, delivered_at IS NOT NULL AS delivered, attempts, next_attempt_at::float8 AS next_attempt_at, last_response FROM sim_events ORDER BY seq DESC LIMIT 30',
-      );
-      const prices = (
-        await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
-      ).data.map((r) => r.data);
-      const emailOf = new Map(customers.map((c) => [c.id, c.email ?? c.id]));
-      const customerCard = new Map(
-        customers.map((c) => [c.id, c.invoice_settings?.default_payment_method != null]),
-      );
-      const target = ctx.webhookUrl();
-      const notice = ctx.notices.read(request.query.notice);
-      const body = html`<main>
-        ${header(`API ${ctx.baseUrl}/v1 · webhooks to ${target ?? 'nowhere yet (waiting for the service to listen)'}`)}
-        ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a></p>` : ''}
-        ${notice ? html`<div class="notice">${notice}</div>` : ''}
-        ${settingsSection(ctx.settings)}
-        <h2>Subscriptions</h2>
-        <table><tr><th>Subscription</th><th>Customer</th><th>Plan</th><th>Status</th><th>Current period</th><th>Actions</th></tr>
-        ${subscriptions.map((s) => {
-          const item = itemOf(s);
-          return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
-            <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
-            <td>${statusOf(s)}</td>
-            <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s, s.default_payment_method !== null || customerCard.get(String(s.customer)) === true)}${driftButtonsFor(s, prices)}</td></tr>`;
-        })}
-        ${subscriptions.length === 0 ? html`<tr><td colspan="6" class="muted">None yet: pay a checkout session to create one.</td></tr>` : ''}</table>
-        <h2>Open checkout sessions</h2>
-        <table><tr><th>Session</th><th>Customer</th><th>Amount</th><th>Expires</th></tr>
-        ${sessions.map((s) => html`<tr><td><a href="/checkout/${s.id}"><code>${s.id.slice(0, 28)}…</code></a></td><td>${emailOf.get(String(s.customer)) ?? s.customer_email ?? '—'}</td><td>${money(s.amount_total, s.currency)}/month</td><td class="small">${dateOf(s.expires_at)}</td></tr>`)}
-        ${sessions.length === 0 ? html`<tr><td colspan="4" class="muted">None open.</td></tr>` : ''}</table>
-        <h2>Customers</h2>
-        <table><tr><th>Customer</th><th>Email</th><th>Name</th><th>Created</th></tr>
-        ${customers.map((c) => html`<tr><td><code>${c.id}</code></td><td>${c.email ?? '—'}</td><td>${c.name ?? '—'}</td><td class="small">${dateOf(c.created)}</td></tr>`)}
-        ${customers.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
-        ${driftSection(prices)}
-        <h2>Recent events</h2>
-        <table><tr><th>Created</th><th>Type</th><th>Event</th><th>Delivery</th><th>The service answered</th><th></th></tr>
-        ${events.map((e) => html`<tr data-event="${e.id}"><td class="small">${dateOf(e.created)}</td><td>${e.type}</td><td><code>${e.id}</code></td><td class="small">${deliveryOf(e)}</td><td class="small">${responseOf(e)}</td><td>${button(`/dashboard/events/${e.id}/resend`, 'Resend')}</td></tr>`)}
-        ${events.length === 0 ? html`<tr><td colspan="6" class="muted">None yet.</td></tr>` : ''}</table>
-      </main>`;
+      const body = renderDashboard({
+        ...(await listed(ctx)),
+        settings: ctx.settings,
+        baseUrl: ctx.baseUrl,
+        webhookUrl: ctx.webhookUrl(),
+        notice: ctx.notices.read(request.query.notice),
+      });
       return sendPage(reply, 200, { title: 'Payments Simulator', body });
     });
 
     app.post<{ Params: { id: string; action: string } }>(
       '/dashboard/subscriptions/:id/:action',
       async (request, reply) => {
-        if (crossSite(request))
-          return sendPage(reply, 403, {
-            title: 'Forbidden',
-            body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-          });
-        const action = SUBSCRIPTION_ACTIONS[request.params.action];
-        let notice: string;
-        if (action === undefined) {
-          notice = `Unknown action ${request.params.action}.`;
-        } else {
-          try {
-            const outcome = await action(ctx, request.params.id, AUTOMATIC);
-            const report = await eventsReport(ctx, outcome, CLICK_WAIT_MS);
-            notice = `${describeChange(request.params.action, outcome.value)} ${describeEvents(report)}`;
-          } catch (error) {
-            if (!(error instanceof StripeApiError)) throw error;
-            notice = error.message;
-          }
-        }
+        const { id, action: name } = request.params;
+        const action = SUBSCRIPTION_ACTIONS[name];
+        const notice = await noticeOf(async () => {
+          if (action === undefined) return `Unknown action ${name}.`;
+          const outcome = await action(ctx, id, AUTOMATIC);
+          return `${describeChange(name, outcome.value)} ${await describeEvents(ctx, outcome)}`;
+        });
         return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
       },
     );
 
     app.post<{ Params: { id: string } }>('/dashboard/events/:id/resend', async (request, reply) => {
-      if (crossSite(request))
-        return sendPage(reply, 403, {
-          title: 'Forbidden',
-          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-        });
       const answer = await ctx.delivery.resend(request.params.id);
       const notice =
         answer === null
@@ -189,6 +77,7 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
       return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
     });
 
+    // Its switches post here too, refused across sites by the hook above.
     await app.register(settingsRoutes(ctx));
   };
 }

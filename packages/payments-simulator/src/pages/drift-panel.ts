@@ -5,12 +5,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
 import { DRIFT_ACTIONS, subscribeElsewhere } from '../drift.ts';
-import { StripeApiError } from '../errors.ts';
 import { tierTitle } from '../objects/catalog.ts';
 import { itemOf } from '../objects/subscriptions.ts';
 import { ENDED } from '../subscription-lifecycle.ts';
-import { crossSite, html, sendPage, type Html } from './layout.ts';
-import { describeChange } from './notices.ts';
+import { html, refuseCrossSitePosts, type Html } from './layout.ts';
+import { describeChange, noticeOf } from './notices.ts';
 
 const LOST =
   'No event was sent or even recorded: the application learns of it only by reconciling with the provider (npm run cli -- reconcile).';
@@ -53,28 +52,14 @@ const field = (body: unknown, name: string): string | undefined => {
 
 export function driftPanelRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
-    const answer = async (work: () => Promise<string>): Promise<string> => {
-      try {
-        return await work();
-      } catch (error) {
-        if (!(error instanceof StripeApiError)) throw error;
-        return error.message;
-      }
-    };
-    app.addHook('preHandler', async (request, reply) => {
-      if (crossSite(request))
-        return sendPage(reply, 403, {
-          title: 'Forbidden',
-          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-        });
-    });
+    app.addHook('preHandler', refuseCrossSitePosts);
 
     app.post<{ Params: { id: string; action: string } }>(
       '/dashboard/drift/subscriptions/:id/:action',
       async (request, reply) => {
         const { id, action: name } = request.params;
         const action = DRIFT_ACTIONS[name];
-        const notice = await answer(async () => {
+        const notice = await noticeOf(async () => {
           if (action === undefined) return `Unknown action ${name}.`;
           const outcome = await action(ctx, id, field(request.body, 'price'));
           return `${describeChange(name, outcome.value)} ${LOST}`;
@@ -84,7 +69,7 @@ export function driftPanelRoutes(ctx: SimContext): FastifyPluginAsync {
     );
 
     app.post('/dashboard/drift/subscriptions', async (request, reply) => {
-      const notice = await answer(async () => {
+      const notice = await noticeOf(async () => {
         const { value } = await subscribeElsewhere(ctx, {
           customer: field(request.body, 'customer'),
           email: field(request.body, 'email'),

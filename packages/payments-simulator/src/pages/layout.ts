@@ -96,7 +96,7 @@ export function sendPage(
  * browser), an Origin naming another host, or `Origin: null` (a sandboxed frame, say): our pages
  * send `Referrer-Policy: same-origin`, so their own posts carry our origin.
  */
-export function crossSite(request: FastifyRequest): boolean {
+function crossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.origin;
@@ -106,6 +106,18 @@ export function crossSite(request: FastifyRequest): boolean {
   } catch {
     return true;
   }
+}
+
+/** A preHandler hook for a plugin of pages: a cross-site form post gets a 403 page, nothing else. */
+export async function refuseCrossSitePosts(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if (request.method !== 'POST' || !crossSite(request)) return undefined;
+  return sendPage(reply, 403, {
+    title: 'Forbidden',
+    body: html`<main><p>Cross-site form posts are refused.</p></main>`,
+  });
 }
 
 export const header = (subtitle: string): Html =>

@@ -1,10 +1,27 @@
 // What a click did, in the words a person uses ("Renewed until ...", "will be canceled on ..."),
-// for the dashboard's and the portal's notices, rather than internal action names and statuses.
+// for the dashboard's and the portal's notices, rather than internal action names and statuses;
+// a click the API's rules refuse gets the refusal's message.
 import type Stripe from 'stripe';
+import { eventsReport } from '../api/controls.ts';
+import type { Outcome, SimContext } from '../context.ts';
+import { StripeApiError } from '../errors.ts';
 import type { Changed } from '../subscription-lifecycle.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import { tierTitle } from '../objects/catalog.ts';
 import { dateOf, money } from './layout.ts';
+
+/** How long a click waits for its webhooks, so that the notice can say whether they arrived. */
+const CLICK_WAIT_MS = 5_000;
+
+/** What `work` says happened, or the message of the API error that refused it. */
+export async function noticeOf(work: () => Promise<string>): Promise<string> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof StripeApiError)) throw error;
+    return error.message;
+  }
+}
 
 const planOf = (subscription: Stripe.Subscription): string => {
   const { price } = itemOf(subscription);
@@ -59,8 +76,12 @@ function trialEnded(subscription: Stripe.Subscription, invoice: Stripe.Invoice |
   }
 }
 
-/** "Events sent: a (delivered), b (not delivered yet)." or that nothing was sent. */
-export function describeEvents(events: readonly { type: string; delivered: boolean }[]): string {
+/**
+ * "Events sent: a (delivered), b (not delivered yet)." or that nothing was sent, once the events
+ * of `outcome` were delivered or the click waited long enough.
+ */
+export async function describeEvents(ctx: SimContext, outcome: Outcome<unknown>): Promise<string> {
+  const events = await eventsReport(ctx, outcome, CLICK_WAIT_MS);
   if (events.length === 0) return 'Nothing changed, so no event was sent.';
   return `Events sent: ${events.map((e) => `${e.type} (${e.delivered ? 'delivered' : 'not delivered yet'})`).join(', ')}.`;
 }

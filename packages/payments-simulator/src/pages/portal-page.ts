@@ -5,29 +5,26 @@
 // for an hour after it was created.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type Stripe from 'stripe';
-import { eventsReport, SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
+import { SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
 import { cardLabel, updateCard } from '../card-update.ts';
 import type { Outcome, SimContext } from '../context.ts';
-import { StripeApiError } from '../errors.ts';
 import { AUTOMATIC } from '../events.ts';
 import type { FormObject } from '../form.ts';
 import { scheduleCancel, switchPrice } from '../subscription-changes.ts';
 import { ENDED, type Changed } from '../subscription-lifecycle.ts';
 import { nowSeconds } from '../time.ts';
-import { crossSite, header, html, sendPage } from './layout.ts';
-import { describeChange, describeEvents } from './notices.ts';
-import { renderPortal } from './portal-view.ts';
+import { header, html, refuseCrossSitePosts, sendPage } from './layout.ts';
+import { describeChange, describeEvents, noticeOf } from './notices.ts';
+import { renderPortal, type PortalView } from './portal-view.ts';
 
 type Session = Stripe.BillingPortal.Session;
 const SESSION_SECONDS = 3_600;
-const CLICK_WAIT_MS = 5_000;
 const ACTIONS = ['switch', 'cancel-at-period-end', 'resume-at-period-end', 'cancel-now'];
 
+/** A page that says why the portal cannot be shown, with the way back when the session has one. */
 function gone(
   reply: FastifyReply,
-  status: number,
-  message: string,
-  session?: Session,
+  { status, message, session }: { status: number; message: string; session?: Session },
 ): FastifyReply {
   const back = session?.return_url
     ? html`<p><a href="${session.return_url}">Return to ${new URL(session.return_url).host}</a></p>`
@@ -38,57 +35,82 @@ function gone(
   });
 }
 
+/** The session if it can still be used; otherwise null, with the page saying why already sent. */
+async function usableSession(
+  ctx: SimContext,
+  id: string,
+  reply: FastifyReply,
+): Promise<Session | null> {
+  const session = (await ctx.docs.get<Session>('billing_portal.session', id))?.data;
+  if (session === undefined)
+    gone(reply, { status: 404, message: 'No such billing portal session.' });
+  else if (session.created + SESSION_SECONDS < nowSeconds())
+    gone(reply, {
+      status: 410,
+      message: 'This portal session has expired. Open the portal again from the merchant.',
+      session,
+    });
+  else return session;
+  return null;
+}
+
+async function portalView(
+  ctx: SimContext,
+  session: Session,
+  notice: string | null,
+): Promise<PortalView> {
+  const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data;
+  const subscriptions = (
+    await ctx.docs.list<Stripe.Subscription>(
+      'subscription',
+      { customer: customer.id },
+      { limit: 20 },
+    )
+  ).data
+    .map((r) => r.data)
+    .filter((s) => !ENDED.includes(s.status));
+  const prices = (
+    await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
+  ).data
+    .map((r) => r.data)
+    .reverse();
+  const invoices = (
+    await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })
+  ).data.map((r) => r.data);
+  const card = await cardLabel(ctx, customer, subscriptions);
+  return { session, customer, subscriptions, prices, invoices, card, notice };
+}
+
+async function replaceCard(ctx: SimContext, session: Session, last4: string): Promise<string> {
+  const outcome = await updateCard(ctx, session.customer, last4, AUTOMATIC);
+  const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data;
+  return `Your card is now ${await cardLabel(ctx, customer)}. ${await describeEvents(ctx, outcome)}`;
+}
+
+async function applyPortalAction(
+  ctx: SimContext,
+  { action, subscription, price }: { action: string; subscription: string; price: string },
+): Promise<string> {
+  // "Cancel at period end" the way Stripe's portal does for the pinned API version.
+  const outcome: Outcome<Changed> =
+    action === 'switch'
+      ? await switchPrice(ctx, subscription, price, AUTOMATIC)
+      : action === 'cancel-at-period-end'
+        ? await scheduleCancel(ctx, subscription, AUTOMATIC)
+        : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription, AUTOMATIC);
+  return `${describeChange(action, outcome.value)} ${await describeEvents(ctx, outcome)}`;
+}
+
 export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
-    /** The session if it can still be used; otherwise null, with the page saying why already sent. */
-    async function usable(id: string, reply: FastifyReply): Promise<Session | null> {
-      const session = (await ctx.docs.get<Session>('billing_portal.session', id))?.data;
-      if (session === undefined) gone(reply, 404, 'No such billing portal session.');
-      else if (session.created + SESSION_SECONDS < nowSeconds())
-        gone(
-          reply,
-          410,
-          'This portal session has expired. Open the portal again from the merchant.',
-          session,
-        );
-      else return session;
-      return null;
-    }
+    app.addHook('preHandler', refuseCrossSitePosts);
 
     app.get<{ Params: { id: string }; Querystring: { notice?: string } }>(
       '/p/session/:id',
       async (request, reply) => {
-        const session = await usable(request.params.id, reply);
+        const session = await usableSession(ctx, request.params.id, reply);
         if (session === null) return reply;
-        const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer))
-          .data;
-        const subscriptions = (
-          await ctx.docs.list<Stripe.Subscription>(
-            'subscription',
-            { customer: customer.id },
-            { limit: 20 },
-          )
-        ).data
-          .map((r) => r.data)
-          .filter((s) => !ENDED.includes(s.status));
-        const prices = (
-          await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
-        ).data
-          .map((r) => r.data)
-          .reverse();
-        const invoices = (
-          await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })
-        ).data.map((r) => r.data);
-        const notice = ctx.notices.read(request.query.notice);
-        const view = {
-          session,
-          customer,
-          subscriptions,
-          prices,
-          invoices,
-          card: await cardLabel(ctx, customer, subscriptions),
-          notice,
-        };
+        const view = await portalView(ctx, session, ctx.notices.read(request.query.notice));
         return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
       },
     );
@@ -96,40 +118,32 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
     app.post<{ Params: { id: string; action: string } }>(
       '/p/session/:id/:action',
       async (request, reply) => {
-        if (crossSite(request))
-          return sendPage(reply, 403, {
-            title: 'Forbidden',
-            body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-          });
-        const session = await usable(request.params.id, reply);
+        const session = await usableSession(ctx, request.params.id, reply);
         if (session === null) return reply;
         const form = (request.body ?? {}) as FormObject;
         const field = (name: string) =>
           typeof form[name] === 'string' ? (form[name] as string) : '';
         const { action } = request.params;
         let notice: string;
-        try {
-          if (action === 'update-card') {
-            const outcome = await updateCard(ctx, session.customer, field('card'), AUTOMATIC);
-            notice = `Your card is now ${await cardLabel(ctx, (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data)}. ${describeEvents(await eventsReport(ctx, outcome, CLICK_WAIT_MS))}`;
-          } else {
-            const subscription = (
-              await ctx.docs.get<Stripe.Subscription>('subscription', field('subscription'))
-            )?.data;
-            if (!ACTIONS.includes(action) || subscription?.customer !== session.customer)
-              return gone(reply, 404, 'No such subscription or action for this customer.', session);
-            // "Cancel at period end" the way Stripe's portal does for the pinned API version.
-            const outcome: Outcome<Changed> =
-              action === 'switch'
-                ? await switchPrice(ctx, subscription.id, field('price'), AUTOMATIC)
-                : action === 'cancel-at-period-end'
-                  ? await scheduleCancel(ctx, subscription.id, AUTOMATIC)
-                  : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription.id, AUTOMATIC);
-            notice = `${describeChange(action, outcome.value)} ${describeEvents(await eventsReport(ctx, outcome, CLICK_WAIT_MS))}`;
-          }
-        } catch (error) {
-          if (!(error instanceof StripeApiError)) throw error;
-          notice = error.message;
+        if (action === 'update-card') {
+          notice = await noticeOf(() => replaceCard(ctx, session, field('card')));
+        } else {
+          const subscription = (
+            await ctx.docs.get<Stripe.Subscription>('subscription', field('subscription'))
+          )?.data;
+          if (!ACTIONS.includes(action) || subscription?.customer !== session.customer)
+            return gone(reply, {
+              status: 404,
+              message: 'No such subscription or action for this customer.',
+              session,
+            });
+          notice = await noticeOf(() =>
+            applyPortalAction(ctx, {
+              action,
+              subscription: subscription.id,
+              price: field('price'),
+            }),
+          );
         }
         return reply.redirect(`/p/session/${session.id}?notice=${ctx.notices.post(notice)}`, 303);
       },

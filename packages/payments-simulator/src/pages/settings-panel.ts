@@ -3,10 +3,10 @@
 // flips it; the change lasts until the simulator restarts.
 import type { FastifyPluginAsync } from 'fastify';
 import type { SimContext } from '../context.ts';
-import { StripeApiError } from '../errors.ts';
 import type { FormObject } from '../form.ts';
 import { changeSettings, type SimSettings } from '../settings.ts';
-import { crossSite, html, sendPage, type Html } from './layout.ts';
+import { html, type Html } from './layout.ts';
+import { noticeOf } from './notices.ts';
 
 const flip = (name: string, value: string, label: string): Html =>
   html`<form class="inline" method="post" action="/dashboard/settings"><input type="hidden" name="${name}" value="${value}"><button type="submit">${label}</button></form>`;
@@ -22,22 +22,14 @@ export function settingsSection(settings: SimSettings): Html {
       <td>${flip('pause_on_payment_failure', pauses ? 'false' : 'true', pauses ? 'Leave it past due' : 'Pause it')}</td></tr></table>`;
 }
 
+/** Its route, registered by the dashboard's plugin (whose hook refuses cross-site posts). */
 export function settingsRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     app.post('/dashboard/settings', async (request, reply) => {
-      if (crossSite(request))
-        return sendPage(reply, 403, {
-          title: 'Forbidden',
-          body: html`<main><p>Cross-site form posts are refused.</p></main>`,
-        });
-      let notice: string;
-      try {
+      const notice = await noticeOf(async () => {
         changeSettings(ctx.settings, (request.body ?? {}) as FormObject);
-        notice = `Webhooks now carry ${ctx.settings.webhookPayload === 'thin' ? 'thin events' : 'snapshot events'}; a failed renewal ${ctx.settings.pauseOnPaymentFailure ? 'pauses the subscription' : 'leaves it past due'}.`;
-      } catch (error) {
-        if (!(error instanceof StripeApiError)) throw error;
-        notice = error.message;
-      }
+        return `Webhooks now carry ${ctx.settings.webhookPayload === 'thin' ? 'thin events' : 'snapshot events'}; a failed renewal ${ctx.settings.pauseOnPaymentFailure ? 'pauses the subscription' : 'leaves it past due'}.`;
+      });
       return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
     });
   };
