@@ -7,10 +7,11 @@
 // subscriptions are listed again a second later. The reconciliation, link-customer and sync-user
 // all apply listings here; each subscription is stored by the webhook path's own saveState.
 import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
 import { patiently, realSleep, type Patience } from '../throttling.ts';
-import { findEventUser, type WebhookLog } from '../webhooks/context.ts';
+import { findEventUser } from '../webhooks/context.ts';
 import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
 import { ordering } from '../webhooks/ordering.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
@@ -31,7 +32,7 @@ export interface Change {
 
 export interface ListingDeps {
   store: Store;
-  log: WebhookLog;
+  log: Logger;
 }
 
 export interface ListingOptions extends Patience {
