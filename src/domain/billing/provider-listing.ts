@@ -10,7 +10,11 @@ import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../m
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
-import { patiently, realSleep, type Patience } from '../throttling.ts';
+import {
+  retryWhileThrottled,
+  realSleep,
+  type ThrottledRetryOptions,
+} from '../retry-while-throttled.ts';
 import { findEventUser } from '../webhooks/context.ts';
 import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
 import { ordering } from '../webhooks/ordering.ts';
@@ -35,7 +39,7 @@ export interface ListingDeps {
   log: Logger;
 }
 
-export interface ListingOptions extends Patience {
+export interface ListingOptions extends ThrottledRetryOptions {
   /** Decide and report, write nothing. */
   dryRun?: boolean;
 }
@@ -100,6 +104,13 @@ export async function applyListing(
   }
 }
 
+/** One customer's subscriptions, as often as the provider throttles the listing. */
+const listCustomer = (
+  deps: { payments: PaymentsProvider },
+  customerId: string,
+  options: ListingOptions,
+) => retryWhileThrottled(() => deps.payments.listSubscriptions(customerId), options);
+
 /**
  * Settles the ties among `changes` by listing their customers' subscriptions again, a second
  * later, up to twice; a tie left after that keeps the state stored from the event of that second
@@ -119,7 +130,7 @@ export async function settleTies(
     const ids = new Set(tied.map((c) => c.subscription.id));
     for (const customerId of customers) {
       options.onRelist?.();
-      const read = await patiently(() => deps.payments.listSubscriptions(customerId), options);
+      const read = await listCustomer(deps, customerId, options);
       for (const change of await applyListing(deps, read, options))
         if (ids.has(change.subscription.id)) settled.set(change.subscription.id, change);
     }
@@ -142,7 +153,7 @@ export async function applyCustomerListing(
   customerId: string,
   options: ListingOptions = {},
 ): Promise<Change[]> {
-  const read = await patiently(() => deps.payments.listSubscriptions(customerId), options);
+  const read = await listCustomer(deps, customerId, options);
   return settleTies(deps, await applyListing(deps, read, options), options);
 }
 

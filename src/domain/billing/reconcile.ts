@@ -8,7 +8,7 @@
 // delivered afterwards cannot undo it.
 import type { ProviderRead } from '../model.ts';
 import type { PaymentsProvider, SubscriptionsPage } from '../ports/payments-provider.ts';
-import { patiently } from '../throttling.ts';
+import { retryWhileThrottled } from '../retry-while-throttled.ts';
 import {
   applyListing,
   emptyTally,
@@ -46,7 +46,7 @@ export async function reconcile(
   for (let after: string | null = null; ;) {
     options.signal?.throwIfAborted();
     const cursor: string | null = after;
-    const read: ProviderRead<SubscriptionsPage> = await patiently(
+    const read: ProviderRead<SubscriptionsPage> = await retryWhileThrottled(
       () => deps.payments.listSubscriptionsPage(cursor),
       options,
     );
