@@ -70,7 +70,7 @@ const namedQuery = (sql: string, params: SqlParam[]) => ({
   values: params,
 });
 
-function client(target: pg.Pool | pg.PoolClient): SqlClient {
+function sqlClientOn(target: pg.Pool | pg.PoolClient): SqlClient {
   return {
     async query<Row>(sql: string, params: SqlParam[] = []) {
       return guarded(async () => (await target.query(namedQuery(sql, params))).rows as Row[]);
@@ -136,7 +136,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
   pool.on('connect', (connection) => void connection.on('error', () => {}));
   return {
     kind: 'postgres',
-    ...client(pool),
+    ...sqlClientOn(pool),
     async transaction(work, last) {
       const connection = await guarded(() => pool.connect());
       let lost: DatabaseUnavailableError | undefined;
@@ -147,7 +147,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
         // event lock's second look (migrations/003) needs a fresh snapshot.
         const [begun, working] = sentTogether(connection, () => [
           pipelined(connection.query(BEGIN)),
-          work(client(connection)),
+          work(sqlClientOn(connection)),
         ]);
         const result = await working;
         await begun;
