@@ -10,8 +10,8 @@ export interface ValidationErrorItem {
   ctx?: Record<string, unknown>;
 }
 
-// An input is echoed only when it nests no deeper than this: 10,000 nested arrays in a 64 KiB body
-// overflowed the serializer's stack and left the 422 as `{}`. `input` is optional in the contract.
+// An input is echoed only when it nests no deeper than this: the 10,000 nested arrays a 64 KiB body
+// can hold overflow the serializer's stack and leave the 422 as `{}`. FastAPI's `input` is optional.
 const MAX_ECHOED_DEPTH = 32;
 
 function nestsDeeper(value: unknown, levels: number): boolean {

@@ -13,7 +13,7 @@ import { bindRepositories } from './store.ts';
 
 /**
  * Ends a transaction whose event is recorded already: rolled back, nothing run. One instance,
- * thrown each time: redeliveries are common, and capturing a stack per throw showed in the profile.
+ * thrown each time: redeliveries are common, and a stack captured per throw would cost each one.
  */
 const RECORDED_ALREADY = new Error('event recorded already');
 

@@ -1,16 +1,7 @@
-// A TokenVerifier decorator that remembers successful verifications for a short while, so a client
-// repeating its access token costs a hash and a map look-up instead of a signature check.
-//
-// What keeps it safe:
-// - only tokens the inner verifier accepted are kept; a failure is never cached, so a bad token is
-//   fully checked (and rejected) every time;
-// - the key is the SHA-256 of the whole token, signature included: a token differing in any byte is
-//   a miss and goes through the inner verifier, and no token text is held in memory;
-// - an entry lives until the token's own `exp` (read from the token the inner verifier just
-//   accepted) or `maxAgeMs`, whichever comes first; `maxAgeMs` bounds how long a token keeps working
-//   after its signing key has been withdrawn at the issuer;
-// - at most `maxEntries` entries, the least recently used evicted first.
-// Concurrent first requests carrying one token share a single verification.
+// Remembers the tokens the inner verifier accepted, so a client repeating its token costs a hash
+// and a look-up instead of a signature check. Safe because a refusal is never kept (a bad token is
+// checked every time), the key is the SHA-256 of the whole token, and an entry lives until the
+// token's `exp` or `maxAgeMs`, whichever is first: that bounds how long a token outlives its key.
 import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Principal } from '../../domain/model.ts';
@@ -55,6 +46,7 @@ export function createCachedVerifier(
     throw new RangeError('maxEntries must be at least 1 and maxAgeMs above 0');
   // A Map iterates in insertion order: re-inserting on a hit keeps the oldest-used entry first.
   const entries = new Map<string, Entry>();
+  // Concurrent first requests carrying one token share a single verification.
   const inFlight = new Map<string, Promise<Principal>>();
 
   function remember(key: string, token: string, principal: Principal): void {

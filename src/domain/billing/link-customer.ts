@@ -1,9 +1,7 @@
 // Adopting a customer made elsewhere (before the service was connected, or in the provider's
-// dashboard): links a provider customer to a user explicitly, then applies that customer's
-// subscriptions as a reconciliation does. Refused, with the reason, when the user is linked to
-// another customer, when the customer is linked to (or its subscriptions are stored for) another
-// user, or when the provider has no such customer. It never links by e-mail: only an operator's
-// explicit pairing, or our own id in the provider's data, links a customer to a user.
+// dashboard): links it to a user, then applies its subscriptions as a reconciliation does. Refused,
+// with the reason, when either side is linked to someone else or the provider has no such customer.
+// Never by e-mail: only an operator's explicit pairing, or our own id in provider data, links.
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { LinkRefusedError, UnknownUserError } from './operator-errors.ts';

@@ -1,11 +1,7 @@
-// Subscriptions as the provider lists them, applied through the same ordering as a delivery. A
-// listing answered at `readAt` (the provider's own time of that answer) is written only over a
-// stored state older than that second, and becomes the state as of it: an event created before
-// it, delivered late, is then skipped as older (it cannot undo the repair), and a state stored
-// from a newer event is left alone (a repair never overwrites it). A stored state of that very
-// second is a tie the listing cannot settle: unless both say the same, the customer's
-// subscriptions are listed again a second later. The reconciliation, link-customer and sync-user
-// all apply listings here; each subscription is stored by the webhook path's own saveState.
+// Subscriptions as the provider lists them, applied through the same ordering as a delivery: a
+// listing answered at `readAt` (the provider's time) is written only over a state stored as of an
+// older second, so a late event older than it cannot undo the repair and a newer state is kept. A
+// tie (a state of that very second that says otherwise) is settled by listing again a second later.
 import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
