@@ -37,15 +37,14 @@ export const reconcileCommand: Command = {
   async run({ values }, io) {
     const dryRun = values['dry-run'] === true;
     const config = cliConfig();
-    const [{ composeOperator, operatorName }, { reconcile }, { runExclusively }] =
-      await Promise.all([
-        import('../../composition.ts'),
-        import('../../domain/billing/reconcile.ts'),
-        import('../../domain/schedule/exclusive-run.ts'),
-      ]);
+    const [{ composeOperator }, { reconcile }, { runExclusively }] = await Promise.all([
+      import('../../composition.ts'),
+      import('../../domain/billing/reconcile.ts'),
+      import('../../domain/schedule/exclusive-run.ts'),
+    ]);
     const composition = await composeOperator(config);
     try {
-      const { store, leases, logger } = composition;
+      const { store, leases, holder, logger } = composition;
       const payments = await composition.payments();
       const work = (signal?: AbortSignal) =>
         reconcile(
@@ -62,7 +61,6 @@ export const reconcileCommand: Command = {
       let result: Awaited<ReturnType<typeof work>>;
       if (dryRun) result = await work();
       else {
-        const holder = operatorName();
         const outcome = await runExclusively({
           leases,
           job: 'reconcile',
