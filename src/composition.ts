@@ -1,8 +1,7 @@
 // The composition root: the only place that chooses implementations (embedded PostgreSQL,
 // PostgreSQL or PGlite in memory, development issuer or real OIDC, simulator or Stripe) and
-// constructs adapters. Each entry point asks it for its parts: the API worker (composeService),
-// the cluster primary (composeDatabaseOwner) and every operator command (composeOperator). The
-// builders they share are in composition/.
+// constructs adapters. Each entry point asks it for its parts: the API worker (composeService), the
+// cluster primary (composeDatabaseOwner), every operator command (composeOperator).
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { AppParts } from './app.ts';
@@ -65,14 +64,14 @@ export async function composeService(
   const logger = createLogger(config.logLevel);
   const database = await openDatabaseAs(config, worker ? 'worker' : 'owner');
   try {
-    return await composeOn(config, database, logger);
+    return await composeServiceOn(config, database, logger);
   } catch (error) {
     await database.server.stop();
     throw error;
   }
 }
 
-async function composeOn(
+async function composeServiceOn(
   config: Config,
   { db, applied, server }: OpenedDatabase,
   logger: Logger,
@@ -88,18 +87,11 @@ async function composeOn(
   };
   const policy = tierPolicy(config);
   const services = routeServices(config, adapters, { verifier: identity.verifier, policy });
-  const { store } = adapters;
-  const { users, checkout, portal, summaries, verifier } = services;
-  const issuer = identity.devIssuer;
-  const pages = simulator?.developmentPages({
+  const { store, payments } = adapters;
+  const pages = simulator?.developmentPages(services, {
     store,
-    users,
-    checkout,
-    portal,
-    summaries,
-    verifier,
     policy,
-    issuer,
+    issuer: identity.devIssuer,
   });
   const jobs = backgroundJobs(config, adapters);
   return {
@@ -108,11 +100,11 @@ async function composeOn(
     devRoutes: pages ? [...identity.devRoutes, pages] : identity.devRoutes,
     db,
     store,
-    payments: adapters.payments,
+    payments,
     logger,
     migrationsApplied: applied,
     simulatorUrl: simulator?.url ?? null,
-    devIssuer: issuer,
+    devIssuer: identity.devIssuer,
     setServiceUrl: (url) => simulator?.setServiceUrl(url),
     jobs,
     async close() {
@@ -148,6 +140,8 @@ export interface OperatorComposition {
   store: Store;
   /** The background jobs' leases, shared with the running services (one reconciliation at a time). */
   leases: JobLeases;
+  /** This command's name in those leases: `cli`, the host and the pid. */
+  holder: string;
   logger: Logger;
   policy: TierPolicy;
   migrationsApplied: string[];
@@ -156,9 +150,6 @@ export interface OperatorComposition {
   webhooks(): Promise<WebhookService>;
   close(): Promise<void>;
 }
-
-/** An operator command's name in the background jobs' leases: `cli` and where it runs. */
-export const operatorName = (): string => `cli/${hostname()}/${process.pid}`;
 
 /**
  * For an operator command, on the running service's data: the embedded database of the service
@@ -174,6 +165,7 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
     db,
     store,
     leases,
+    holder: `cli/${hostname()}/${process.pid}`,
     logger,
     policy: tierPolicy(config),
     migrationsApplied: applied,

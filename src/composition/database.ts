@@ -5,7 +5,6 @@
 import type { Config } from '../config.ts';
 import { createEventLedger } from '../adapters/database/event-ledger.ts';
 import { createJobLeases } from '../adapters/database/job-leases.ts';
-import { pendingMigrations } from '../adapters/database/migrate.ts';
 import {
   openDatabase,
   openMigratedDatabase,
@@ -17,8 +16,6 @@ import { createRateLimitCounts } from '../adapters/database/rate-limit-counts.ts
 import type { Database } from '../adapters/database/sql-client.ts';
 import { createStore } from '../adapters/database/store.ts';
 
-export type DatabaseRole = 'owner' | 'worker' | 'operator';
-
 export interface OpenedDatabase {
   db: Database;
   /** The migrations this process applied (none for a cluster worker). */
@@ -26,7 +23,10 @@ export interface OpenedDatabase {
   server: DatabaseServer;
 }
 
-export async function openDatabaseAs(config: Config, role: DatabaseRole): Promise<OpenedDatabase> {
+export async function openDatabaseAs(
+  config: Config,
+  role: 'owner' | 'worker' | 'operator',
+): Promise<OpenedDatabase> {
   const server = await (role === 'owner' ? serveDatabase : reachDatabase)(config.database);
   try {
     const opened =
@@ -50,9 +50,3 @@ export function databaseAdapters(db: Database) {
 }
 
 export type DatabaseAdapters = ReturnType<typeof databaseAdapters>;
-
-/** Readiness: the database answers and has every migration; throws otherwise. */
-export async function checkMigrated(db: Database): Promise<void> {
-  const pending = await pendingMigrations(db);
-  if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
-}

@@ -3,12 +3,14 @@
 // it; an operator command reaches that one over HTTP.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
+import type { Services } from '../app.ts';
 import type { Config, ReachableDatabaseConfig } from '../config.ts';
 import { openDatabase } from '../adapters/database/open.ts';
 import { createStripeClient } from '../adapters/payments/stripe-client.ts';
 import { withSharedReads } from '../adapters/payments/shared-reads.ts';
 import { createStripePayments } from '../adapters/payments/stripe-payments.ts';
 import type { DevelopmentPagesOptions } from '../dev/development-pages.ts';
+import type { EmbeddedSimulator } from '../dev/embedded-simulator.ts';
 import type { PaymentsProvider } from '../domain/ports/payments-provider.ts';
 import { localOrigin } from '../local-origin.ts';
 import { runningService } from '../process/service-record.ts';
@@ -24,19 +26,12 @@ export function paymentsProvider(
   return withSharedReads(createStripePayments(stripe, logger));
 }
 
-export interface SimulatorInService {
-  url: string;
-  /** Where the service listens, for the simulator's webhook deliveries. */
-  setServiceUrl(url: string): void;
-  /** `/`, `/billing` and the return pages after the simulator's checkout. */
-  developmentPages(options: PagesFromServices): FastifyPluginAsync;
-  close(): Promise<void>;
+export interface SimulatorInService extends EmbeddedSimulator {
+  /** `/`, `/billing` and the return pages after the simulator's checkout, on the routes' services. */
+  developmentPages(services: Services, others: PagesBesideServices): FastifyPluginAsync;
 }
 
-type PagesFromServices = Omit<
-  DevelopmentPagesOptions,
-  'simulatorUrl' | 'perUserPerMinute' | 'localNames'
->;
+type PagesBesideServices = Pick<DevelopmentPagesOptions, 'store' | 'policy' | 'issuer'>;
 
 // The simulator keeps its state in a database of its own: on PostgreSQL a small pool of its own (the
 // same database, its sim_* tables); on PGlite a second instance, since the service may ask the
@@ -55,11 +50,15 @@ export async function startSimulatorInService(
   const db = await openDatabase(simulatorDatabase(reach));
   const simulator = await embedded.startEmbeddedSimulator(config, db, logger);
   return {
-    url: simulator.url,
-    setServiceUrl: simulator.setServiceUrl,
-    developmentPages: (options) =>
+    ...simulator,
+    developmentPages: ({ users, checkout, portal, summaries, verifier }, others) =>
       embedded.developmentPages({
-        ...options,
+        ...others,
+        users,
+        checkout,
+        portal,
+        summaries,
+        verifier,
         simulatorUrl: simulator.url,
         perUserPerMinute: config.checkoutRateLimit,
         localNames: config.localNames,

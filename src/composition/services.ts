@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { HttpSettings, Services } from '../app.ts';
 import type { Config } from '../config.ts';
+import { checkMigrated } from '../adapters/database/migrate.ts';
 import type { Database } from '../adapters/database/sql-client.ts';
 import { createCachedVerifier } from '../adapters/identity/cached-verifier.ts';
 import type { PrometheusMetrics } from '../adapters/metrics/prometheus.ts';
@@ -19,7 +20,7 @@ import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import { scheduledJobs, type ScheduledJobs } from '../domain/schedule/jobs.ts';
 import { UserService } from '../domain/users/user-service.ts';
 import { WebhookService } from '../domain/webhooks/webhook-service.ts';
-import { checkMigrated, type DatabaseAdapters } from './database.ts';
+import type { DatabaseAdapters } from './database.ts';
 
 /** The adapters a service is built from. */
 export interface ServiceAdapters extends DatabaseAdapters {

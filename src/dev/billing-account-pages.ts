@@ -1,10 +1,8 @@
-// Development only (registered with the embedded simulator): `/billing`, where a person signed in
-// with a development token sees their tier in words, starts a checkout and opens the billing
-// portal, so the whole loop (checkout, portal, a new checkout) runs in the browser alone. The
-// token is pasted once (billing-session.ts), verified as the API verifies it, and every action
-// goes through the same CheckoutService and PortalService as the API; nothing of it is shown back.
-// In production a front end calls those operations itself and sends the browser to the url.
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+// Development only: `/billing`, where a person signed in with a development token
+// (billing-session.ts) sees their tier in words, starts a checkout and opens the billing portal,
+// through the same services as the API, so the whole loop runs in a browser alone. In production a
+// front end calls those operations itself.
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TierPolicy } from '../domain/billing/tier.ts';
 import type { CheckoutService } from '../domain/billing/checkout-service.ts';
 import type { PortalService } from '../domain/billing/portal-service.ts';
@@ -51,9 +49,9 @@ const SIGN_IN = `<p>Sign in with a development token to start a checkout or mana
 (it is made for this service, whatever its port). This browser keeps it until it closes.
 A front end calls <code>POST /api/v1/billing/checkout</code> and <code>/portal</code> with the user's token instead.</small></p>`;
 
-const action = (path: string, label: string) =>
+const postButton = (path: string, label: string) =>
   `<form method="post" action="${path}"><button type="submit">${label}</button></form>`;
-const PORTAL_BUTTON = action('/billing/portal', 'Open the billing portal');
+const PORTAL_BUTTON = postButton('/billing/portal', 'Open the billing portal');
 
 /** The tier's entitlements and the subscription's status, as GET /api/v1/billing/subscription says them. */
 function entitlementsHtml(summary: SubscriptionSummary): string {
@@ -76,90 +74,99 @@ async function accountPage(
   const status = view.status.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
   const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;
   return `<p>Signed in as <b>${escapeHtml(principal.idpId)}</b> (${escapeHtml(principal.email)}). Your tier: <span class="tier">${escapeHtml(view.tier)}</span>.</p>
-${status}${entitlementsHtml(summary)}<div class="actions">${buttons}</div>${action('/billing/sign-out', 'Sign out')}`;
+${status}${entitlementsHtml(summary)}<div class="actions">${buttons}</div>${postButton('/billing/sign-out', 'Sign out')}`;
 }
 
-/** A refused action's page: why, in words, and what to do next. */
-function refusal(reply: FastifyReply, error: DomainError, issuer: string | null): FastifyReply {
-  const status = statusOf(error);
-  const next =
-    status === 401
-      ? SIGN_IN
-      : error.code === 'nothing_to_manage'
-        ? START_CHECKOUT
-        : error.code === 'subscription_active'
-          ? PORTAL_BUTTON
-          : '';
-  const words = status === 401 ? refusalInWords(error, issuer) : `${error.message}.`;
-  return reply
-    .status(status)
-    .headers(HEADERS)
-    .send(page('Billing', `<p class="error">${escapeHtml(words)}</p>${next}`));
+/** What `answer` replies; for an action the domain refuses, a page saying why and what next. */
+async function unlessRefused(
+  reply: FastifyReply,
+  issuer: string | null,
+  answer: () => Promise<FastifyReply>,
+): Promise<FastifyReply> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const status = statusOf(error);
+    const next =
+      status === 401
+        ? SIGN_IN
+        : error.code === 'nothing_to_manage'
+          ? START_CHECKOUT
+          : error.code === 'subscription_active'
+            ? PORTAL_BUTTON
+            : '';
+    const words = status === 401 ? refusalInWords(error, issuer) : `${error.message}.`;
+    return reply
+      .status(status)
+      .headers(HEADERS)
+      .send(page('Billing', `<p class="error">${escapeHtml(words)}</p>${next}`));
+  }
+}
+
+/** Form bodies parsed; a cross-site post refused before anything else, so it costs its target nothing. */
+function acceptSameSiteForms(app: FastifyInstance): void {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 16 * 1024 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'POST' && crossSite(request))
+      return reply
+        .status(403)
+        .headers(HEADERS)
+        .send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
+  });
+}
+
+/** A form post that acts for the signed-in person and sends the browser to the provider's page. */
+interface ProviderPageForm {
+  path: string;
+  /** The API operation whose per-user limit the form shares. */
+  operation: 'checkout' | 'portal';
+  /** Opens the provider's page (a checkout, the billing portal) for the person. */
+  open: (principal: Principal) => Promise<{ url: string }>;
+}
+
+function redirectToProviderPage(
+  app: FastifyInstance,
+  services: BillingAccountServices,
+  { path, operation, open }: ProviderPageForm,
+): void {
+  const config = perUserLimit(operation, services.perUserPerMinute, presentedSubject);
+  app.post(path, { schema: { hide: true }, config }, async (request, reply) =>
+    unlessRefused(reply, services.issuer, async () => {
+      const { url } = await open(await signIn(request, reply, services.verifier));
+      return reply.redirect(url, 303);
+    }),
+  );
 }
 
 export function billingAccountPages(services: BillingAccountServices): FastifyPluginAsync {
-  const { verifier, issuer } = services;
-  const forbidden = (reply: FastifyReply) =>
-    reply
-      .status(403)
-      .headers(HEADERS)
-      .send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
   return async (app) => {
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 16 * 1024 },
-      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
-
-    // Before anything else, the rate limit included: a refused post costs its target nothing.
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.method === 'POST' && crossSite(request)) return forbidden(reply);
-    });
-
+    acceptSameSiteForms(app);
     app.get('/billing', { schema: { hide: true } }, async (request, reply) => {
       if (presentedToken(request) === null)
         return reply.headers(HEADERS).send(page('Billing', SIGN_IN));
-      try {
-        return reply
-          .headers(HEADERS)
-          .send(
-            page('Billing', await accountPage(services, await signIn(request, reply, verifier))),
-          );
-      } catch (error) {
-        if (error instanceof DomainError) return refusal(reply, error, issuer);
-        throw error;
-      }
+      return unlessRefused(reply, services.issuer, async () => {
+        const principal = await signIn(request, reply, services.verifier);
+        return reply.headers(HEADERS).send(page('Billing', await accountPage(services, principal)));
+      });
     });
-
     app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) =>
       reply.redirect(`${services.simulatorUrl}/`, 303),
     );
-
-    /** A form post that acts for the signed-in person and sends the browser to the provider's page. */
-    const act = (
-      path: string,
-      operation: string,
-      go: (principal: Principal) => Promise<{ url: string }>,
-    ) =>
-      app.post(
-        path,
-        {
-          schema: { hide: true },
-          config: perUserLimit(operation, services.perUserPerMinute, presentedSubject),
-        },
-        async (request, reply) => {
-          try {
-            const { url } = await go(await signIn(request, reply, verifier));
-            return reply.redirect(url, 303);
-          } catch (error) {
-            if (error instanceof DomainError) return refusal(reply, error, issuer);
-            throw error;
-          }
-        },
-      );
-    act('/billing/portal', 'portal', (principal) => services.portal.open(principal, {}));
-    act('/billing/checkout', 'checkout', (principal) => services.checkout.start(principal, {}));
-
+    redirectToProviderPage(app, services, {
+      path: '/billing/portal',
+      operation: 'portal',
+      open: (principal) => services.portal.open(principal, {}),
+    });
+    redirectToProviderPage(app, services, {
+      path: '/billing/checkout',
+      operation: 'checkout',
+      open: (principal) => services.checkout.start(principal, {}),
+    });
     app.post('/billing/sign-out', { schema: { hide: true } }, async (_request, reply) => {
       forget(reply);
       return reply.redirect('/billing', 303);

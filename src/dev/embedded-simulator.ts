@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 
 export interface EmbeddedSimulator {
   url: string;
+  /** Where the service listens, for the simulator's webhook deliveries. */
   setServiceUrl(url: string): void;
   close(): Promise<void>;
 }

@@ -93,7 +93,7 @@ export interface ProviderCheckoutSession {
   expiresAt: Date;
 }
 
-/** What a checkout sells besides the price, all chosen on the server (CONTRACT §9). */
+/** What a checkout sells besides the price, all chosen on the server, never by the request. */
 export interface CheckoutOffer {
   /** Days of trial; null: none. */
   trialDays: number | null;

@@ -1,6 +1,6 @@
 // One log line per request, written when it is answered, with what an access log carries: the
-// request id, method, url, status and duration. Fastify's separate "incoming request" line moves
-// to debug: at info it doubled the log volume, and its cost showed in the hot paths' profile.
+// request id, method, url, status and duration. Fastify's separate "incoming request" line is at
+// debug: at info it would double the log volume, and its cost would be paid on every request.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 export class AccessLog extends LogController {

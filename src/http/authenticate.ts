@@ -1,5 +1,5 @@
 // Identity resolved once per request: a pre-handler turns the bearer token into a principal.
-// Every failure is a 401 with the contract's body; the verifier never decides a status.
+// Every failure is a 401 with a `{"detail": ...}` body; the verifier never decides a status.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';

@@ -1,5 +1,5 @@
 // Requests Node's HTTP parser refuses before Fastify sees them (oversized headers, malformed
-// request lines) still get the contract's {"detail": ...} shape, then the connection is closed.
+// request lines) still get the API's {"detail": ...} shape, then the connection is closed.
 import type { Socket } from 'node:net';
 
 const REASONS: Record<string, [status: number, detail: string]> = {

@@ -24,7 +24,8 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-export interface MetricsWhere extends MetricsAccess {
+/** Where the listener listens, who may read /metrics there, and the API's request deadline. */
+export interface MetricsListenerOptions extends MetricsAccess {
   host: string;
   port: number;
   requestTimeoutMs: number;
@@ -32,19 +33,19 @@ export interface MetricsWhere extends MetricsAccess {
 
 export async function listenForMetrics(
   metrics: PrometheusMetrics,
-  where: MetricsWhere,
+  options: MetricsListenerOptions,
   logger: Logger,
 ): Promise<MetricsListener> {
   // Scrapes are not logged line by line (warn and above only): the API's access log stays readable.
   const app = createFastify({
     logger: logger.child({ component: 'metrics' }, { level: 'warn' }),
-    requestTimeoutMs: where.requestTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs,
   });
   app.addHook('onRequest', refuseBodies);
-  await app.register(metricsRoutes(metrics, where));
+  await app.register(metricsRoutes(metrics, options));
   const url = await app.listen({
-    host: where.host,
-    port: where.port,
+    host: options.host,
+    port: options.port,
     listenTextResolver: (address) => `metrics listening at ${address}/metrics`,
   });
   return { url, close: () => app.close() };

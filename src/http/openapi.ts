@@ -1,5 +1,5 @@
 // /openapi.json and the /docs page, generated from the route schemas themselves so they cannot
-// drift; shared schemas appear under the interface document's names.
+// drift; shared schemas appear under their $id (schemas.ts).
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';

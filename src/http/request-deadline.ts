@@ -1,10 +1,7 @@
-// Node enforces the request deadline (headers and body within requestTimeout, headers within
-// headersTimeout) with a periodic check that server.close() stops. A client that sent part of its
-// headers or part of a body, then nothing, would then hold the shutdown until the bound kills the
-// process (exit 1). So once closing starts, the same check runs here: a connection still receiving
-// its request past the deadline (counted from when that request began arriving) is answered 408
-// and closed, as Node would have done; one whose request has fully arrived is left to finish; one
-// idle between requests is closed.
+// Node checks the request deadline (requestTimeout, headersTimeout) periodically, and
+// server.close() stops that check: a client that sent part of a request, then nothing, would hold
+// the shutdown until its bound kills the process. So once closing starts the check runs here, as
+// Node's would: a request still arriving past its deadline gets 408, an idle connection is closed.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';

@@ -1,6 +1,6 @@
-// Shared response and request schemas, named as in the interface document. They are registered
-// once (app.addSchema) and referenced by $id, so /openapi.json lists them under these names and
-// Fastify's serializer only ever emits the declared fields.
+// Shared response and request schemas. Their names are the API's public ones (clients generate
+// types from /openapi.json), so they do not change. They are registered once (app.addSchema) and
+// referenced by $id, so Fastify's serializer only ever emits the declared fields.
 import { Type } from 'typebox';
 
 export const UserSchema = Type.Object(

@@ -10,8 +10,8 @@ export interface ValidationErrorItem {
   ctx?: Record<string, unknown>;
 }
 
-// An input is echoed only when it nests no deeper than this: 10,000 nested arrays in a 64 KiB body
-// overflowed the serializer's stack and left the 422 as `{}`. `input` is optional in the contract.
+// An input is echoed only when it nests no deeper than this: the 10,000 nested arrays a 64 KiB body
+// can hold overflow the serializer's stack and leave the 422 as `{}`. FastAPI's `input` is optional.
 const MAX_ECHOED_DEPTH = 32;
 
 function nestsDeeper(value: unknown, levels: number): boolean {
@@ -66,11 +66,30 @@ function valueAt(root: unknown, path: Path): unknown {
   );
 }
 
-function describe(
-  error: FastifySchemaValidationError,
-  root: unknown,
-  path: Path,
-): Omit<ValidationErrorItem, 'loc'> & { at: Path } {
+/** An item, at `at` within the request part, before its `loc` is made. */
+type ItemAt = Omit<ValidationErrorItem, 'loc'> & { at: Path };
+
+/** A value of the wrong type; a body that is not an object is missing or not a model, as in Pydantic. */
+function typeMismatch(path: Path, input: unknown, expected: string): ItemAt {
+  if (path.length === 0 && expected === 'object') {
+    return input === undefined || input === null
+      ? { at: path, type: 'missing', msg: 'Field required', input: null }
+      : {
+          at: path,
+          type: 'model_attributes_type',
+          msg: 'Input should be a valid dictionary or object to extract attributes from',
+          input,
+        };
+  }
+  const [type, msg] = TYPE_ERRORS[expected] ?? [
+    'value_error',
+    `Input should be of type ${expected}`,
+  ];
+  return { at: path, type, msg, input };
+}
+
+/** The FastAPI item for one of ajv's errors, at `path` within the request part. */
+function pydanticItem(error: FastifySchemaValidationError, root: unknown, path: Path): ItemAt {
   const input = valueAt(root, path);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -81,23 +100,8 @@ function describe(
         msg: 'Field required',
         input: input ?? null,
       };
-    case 'type': {
-      if (path.length === 0 && params.type === 'object') {
-        return input === undefined || input === null
-          ? { at: path, type: 'missing', msg: 'Field required', input: null }
-          : {
-              at: path,
-              type: 'model_attributes_type',
-              msg: 'Input should be a valid dictionary or object to extract attributes from',
-              input,
-            };
-      }
-      const [type, msg] = TYPE_ERRORS[String(params.type)] ?? [
-        'value_error',
-        `Input should be of type ${String(params.type)}`,
-      ];
-      return { at: path, type, msg, input };
-    }
+    case 'type':
+      return typeMismatch(path, input, String(params.type));
     case 'maxLength':
       return {
         at: path,
@@ -126,7 +130,7 @@ export function toValidationErrors(
   root: unknown,
 ): ValidationErrorItem[] {
   return errors.map((error) => {
-    const { at, ...item } = describe(error, root, pathOf(error.instancePath, root));
+    const { at, ...item } = pydanticItem(error, root, pathOf(error.instancePath, root));
     return {
       type: item.type,
       loc: [PART_NAMES[part] ?? part, ...at],

@@ -19,12 +19,6 @@ const shutdownBoundMs = (config: Readonly<Config>): number =>
 // within this window is the same request to stop; a later one means stop now.
 const SAME_SIGNAL_MS = 1_000;
 
-/** What the worker starts beside the app once it listens, closed with it. */
-interface Beside {
-  metricsListener: MetricsListener | null;
-  forgetService: (() => Promise<void>) | null;
-}
-
 export async function runWorker(
   config: Readonly<Config>,
   fail: (error: unknown) => never,
@@ -33,21 +27,23 @@ export async function runWorker(
   const app = await buildApp(composition, { logger: composition.logger });
   if (composition.migrationsApplied.length > 0)
     app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
-  const beside: Beside = { metricsListener: null, forgetService: null };
+  // Started once the app listens, closed with it.
+  let metricsListener: MetricsListener | null = null;
+  let forgetService: (() => Promise<void>) | null = null;
   closeOnStopSignals(config, app, async () => {
-    await Promise.all([app.close(), beside.metricsListener?.close()]);
-    await beside.forgetService?.();
+    await Promise.all([app.close(), metricsListener?.close()]);
+    await forgetService?.();
     await composition.close();
   });
 
   const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
   composition.setServiceUrl(address);
   composition.jobs.start();
-  beside.metricsListener = await serveMetricsApart(config, composition, app.log).catch(fail);
+  metricsListener = await serveMetricsApart(config, composition, app.log).catch(fail);
   const database = describeDatabase(config);
   app.log.info(`database: ${database}`);
   if (composition.devIssuer === null && composition.simulatorUrl === null) return;
-  beside.forgetService = await announceDevelopmentService(config, composition, {
+  forgetService = await announceDevelopmentService(config, composition, {
     address,
     database,
     log: app.log,
@@ -99,13 +95,13 @@ async function serveMetricsApart(
       );
     return null;
   }
-  const where = {
+  const options = {
     ...metrics,
     port: metrics.port,
     requestTimeoutMs: config.requestTimeoutMs,
     localNames: isLoopback(metrics.host) ? config.localNames : null,
   };
-  return listenForMetrics(composition.services.metrics, where, composition.logger);
+  return listenForMetrics(composition.services.metrics, options, composition.logger);
 }
 
 function describeDatabase({ database }: Readonly<Config>): string {

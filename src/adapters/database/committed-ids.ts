@@ -1,9 +1,7 @@
-// Ids of events whose record this process has seen committed. A committed record is final (only
-// retention deletes it, weeks later), so a redelivery of one of these events is answered without
-// any database work: during a retry storm or a replay most deliveries are such redeliveries. Bounded
-// by two generations: ids go into the young one; when it is full, it becomes the old one and the old
-// one is dropped at once; an id found in the old generation moves back to the young. So the ids
-// redelivered most recently stay, and memory stays under about MAX_IDS ids (some 8 MB).
+// Ids of events whose record this process has seen committed: a committed record is final (only
+// retention deletes it, weeks later), so a redelivery of one is answered with no database work.
+// Two generations bound the memory (about MAX_IDS ids, some 8 MB): when the young one is full it
+// becomes the old one; an id found in the old one moves back, so recent redeliveries stay.
 const MAX_IDS = 100_000;
 
 export class CommittedIds {

@@ -13,7 +13,7 @@ import { bindRepositories } from './store.ts';
 
 /**
  * Ends a transaction whose event is recorded already: rolled back, nothing run. One instance,
- * thrown each time: redeliveries are common, and capturing a stack per throw showed in the profile.
+ * thrown each time: redeliveries are common, and a stack captured per throw would cost each one.
  */
 const RECORDED_ALREADY = new Error('event recorded already');
 
@@ -43,6 +43,28 @@ function isRecordedAlready(error: unknown): boolean {
   return error === RECORDED_ALREADY || (code === '23505' && constraint === 'webhook_events_pkey');
 }
 
+/** The event's transaction: `apply`, then the record; false when the event is recorded already. */
+async function recordInTransaction(
+  db: Database,
+  record: WebhookEventRecord,
+  apply: Parameters<EventLedger['recordOnce']>[1],
+  committed: CommittedIds,
+): Promise<boolean> {
+  try {
+    const work = async (tx: SqlClient) => {
+      if ((await lockEvent(tx, record.id)).recorded) throw RECORDED_ALREADY;
+      await apply(bindRepositories(tx));
+    };
+    await db.transaction(work, recordInsert(record));
+    committed.add(record.id);
+    return true;
+  } catch (error) {
+    if (!isRecordedAlready(error)) throw error;
+    committed.add(record.id);
+    return false;
+  }
+}
+
 export function createEventLedger(
   db: Database,
   readRecorded = defaultIsRecorded(db),
@@ -58,30 +80,12 @@ export function createEventLedger(
     if (recorded) committed.add(id);
     return recorded;
   };
-  async function inTransaction(
-    record: WebhookEventRecord,
-    apply: Parameters<EventLedger['recordOnce']>[1],
-  ): Promise<boolean> {
-    try {
-      const work = async (tx: SqlClient) => {
-        if ((await lockEvent(tx, record.id)).recorded) throw RECORDED_ALREADY;
-        await apply(bindRepositories(tx));
-      };
-      await db.transaction(work, recordInsert(record));
-      committed.add(record.id);
-      return true;
-    } catch (error) {
-      if (!isRecordedAlready(error)) throw error;
-      committed.add(record.id);
-      return false;
-    }
-  }
   return {
     async recordOnce(record, apply) {
       const recorded =
         !committed.has(record.id) &&
         !(redeliveries.mostlyRedeliveries && (await isRecorded(record.id))) &&
-        (await inTransaction(record, apply));
+        (await recordInTransaction(db, record, apply, committed));
       redeliveries.observe(!recorded);
       return recorded;
     },

@@ -40,12 +40,13 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
 // The project's migrations ship with the code: listed once per process, not on every /readyz.
 let projectMigrations: Promise<string[]> | null = null;
 
-/** How many of the project's migrations the database has not applied (readiness). */
-export async function pendingMigrations(db: Database): Promise<number> {
+/** Readiness: the database answers and has every one of the project's migrations; throws otherwise. */
+export async function checkMigrated(db: Database): Promise<void> {
   const files = await (projectMigrations ??= listMigrations(MIGRATIONS_DIR));
   const [row] = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM schema_migrations WHERE version = ANY($1)',
     [files],
   );
-  return files.length - (row?.n ?? 0);
+  const pending = files.length - (row?.n ?? 0);
+  if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
 }

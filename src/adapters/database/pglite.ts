@@ -5,7 +5,7 @@ import type { Database, SqlClient, SqlParam } from './sql-client.ts';
 
 export async function openPglite(): Promise<Database> {
   const pg = await PGlite.create();
-  const run = (client: Pick<PGlite, 'query' | 'exec'>): SqlClient => ({
+  const sqlClientOn = (client: Pick<PGlite, 'query' | 'exec'>): SqlClient => ({
     async query<Row>(sql: string, params: SqlParam[] = []) {
       return (await client.query<Row>(sql, params)).rows;
     },
@@ -15,10 +15,10 @@ export async function openPglite(): Promise<Database> {
   });
   return {
     kind: 'pglite',
-    ...run(pg),
+    ...sqlClientOn(pg),
     transaction: (work, last) =>
       pg.transaction(async (tx) => {
-        const result = await work(run(tx));
+        const result = await work(sqlClientOn(tx));
         if (last) await tx.query(last.sql, last.params);
         return result;
       }),

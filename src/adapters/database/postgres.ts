@@ -70,7 +70,7 @@ const namedQuery = (sql: string, params: SqlParam[]) => ({
   values: params,
 });
 
-function client(target: pg.Pool | pg.PoolClient): SqlClient {
+function sqlClientOn(target: pg.Pool | pg.PoolClient): SqlClient {
   return {
     async query<Row>(sql: string, params: SqlParam[] = []) {
       return guarded(async () => (await target.query(namedQuery(sql, params))).rows as Row[]);
@@ -119,10 +119,45 @@ async function commit(connection: pg.PoolClient, last: Statement | undefined): P
     throw new Error(`transaction ended with ${committed.command} instead of COMMIT`);
 }
 
+/** Runs `work` in one transaction on a connection of its own; `last` goes with COMMIT. */
+async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (tx: SqlClient) => Promise<T>,
+  last: Statement | undefined,
+): Promise<T> {
+  const connection = await guarded(() => pool.connect());
+  let lost: DatabaseUnavailableError | undefined;
+  try {
+    // BEGIN travels with the first statements of `work` (those it sends before it awaits): one
+    // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
+    // broken one so does what follows. READ COMMITTED whatever the server's default: the
+    // event lock's second look (migrations/003) needs a fresh snapshot.
+    const [begun, working] = sentTogether(connection, () => [
+      pipelined(connection.query(BEGIN)),
+      work(sqlClientOn(connection)),
+    ]);
+    const result = await working;
+    await begun;
+    await commit(connection, last);
+    return result;
+  } catch (error) {
+    // A lost connection is released with its error, so the pool discards it: pg may not
+    // know yet that it is dead, and would hand it to the next caller.
+    lost = unavailable(error);
+    if (lost) throw lost;
+    // Not awaited: the connection runs what it is sent in order, so whoever is handed it next
+    // queues behind the ROLLBACK, and this caller does not wait a round trip for it.
+    connection.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    connection.release(lost);
+  }
+}
+
 export function openPostgres(url: string, poolSize = 10): Database {
   // Pipeline mode: a query may be sent before the answer to the previous one is in. Used at the
-  // two ends of a transaction (below), whose ROLLBACK is not waited for either; everything else
-  // awaits each statement.
+  // two ends of a transaction (inTransaction), whose ROLLBACK is not waited for either; everything
+  // else awaits each statement.
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -136,36 +171,8 @@ export function openPostgres(url: string, poolSize = 10): Database {
   pool.on('connect', (connection) => void connection.on('error', () => {}));
   return {
     kind: 'postgres',
-    ...client(pool),
-    async transaction(work, last) {
-      const connection = await guarded(() => pool.connect());
-      let lost: DatabaseUnavailableError | undefined;
-      try {
-        // BEGIN travels with the first statements of `work` (those it sends before it awaits): one
-        // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
-        // broken one so does what follows. READ COMMITTED whatever the server's default: the
-        // event lock's second look (migrations/003) needs a fresh snapshot.
-        const [begun, working] = sentTogether(connection, () => [
-          pipelined(connection.query(BEGIN)),
-          work(client(connection)),
-        ]);
-        const result = await working;
-        await begun;
-        await commit(connection, last);
-        return result;
-      } catch (error) {
-        // A lost connection is released with its error, so the pool discards it: pg may not
-        // know yet that it is dead, and would hand it to the next caller.
-        lost = unavailable(error);
-        if (lost) throw lost;
-        // Not awaited: the connection runs what it is sent in order, so whoever is handed it next
-        // queues behind the ROLLBACK, and this caller does not wait a round trip for it.
-        connection.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        connection.release(lost);
-      }
-    },
+    ...sqlClientOn(pool),
+    transaction: (work, last) => inTransaction(pool, work, last),
     poolStats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };

@@ -1,20 +1,12 @@
-// A TokenVerifier decorator that remembers successful verifications for a short while, so a client
-// repeating its access token costs a hash and a map look-up instead of a signature check.
-//
-// What keeps it safe:
-// - only tokens the inner verifier accepted are kept; a failure is never cached, so a bad token is
-//   fully checked (and rejected) every time;
-// - the key is the SHA-256 of the whole token, signature included: a token differing in any byte is
-//   a miss and goes through the inner verifier, and no token text is held in memory;
-// - an entry lives until the token's own `exp` (read from the token the inner verifier just
-//   accepted) or `maxAgeMs`, whichever comes first; `maxAgeMs` bounds how long a token keeps working
-//   after its signing key has been withdrawn at the issuer;
-// - at most `maxEntries` entries, the least recently used evicted first.
-// Concurrent first requests carrying one token share a single verification.
+// Remembers the tokens the inner verifier accepted, so a client repeating its token costs a hash
+// and a look-up instead of a signature check. Safe because a refusal is never kept (a bad token is
+// checked every time), the key is the SHA-256 of the whole token, and an entry lives until the
+// token's `exp` or `maxAgeMs`, whichever is first: that bounds how long a token outlives its key.
 import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Principal } from '../../domain/model.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
+import { ExpiringEntries } from './expiring-entries.ts';
 
 export interface CachedVerifierOptions {
   /** Entries kept at most; the least recently used goes first. Default 10,000 (a few MB). */
@@ -23,11 +15,6 @@ export interface CachedVerifierOptions {
   maxAgeMs?: number;
   /** Clock, in ms since the epoch. Default Date.now. */
   now?: () => number;
-}
-
-interface Entry {
-  principal: Principal;
-  expiresAt: number;
 }
 
 const DEFAULTS = { maxEntries: 10_000, maxAgeMs: 60_000 };
@@ -53,8 +40,8 @@ export function createCachedVerifier(
   const now = options.now ?? Date.now;
   if (!(maxEntries >= 1) || !(maxAgeMs > 0))
     throw new RangeError('maxEntries must be at least 1 and maxAgeMs above 0');
-  // A Map iterates in insertion order: re-inserting on a hit keeps the oldest-used entry first.
-  const entries = new Map<string, Entry>();
+  const entries = new ExpiringEntries<Principal>(maxEntries, now);
+  // Concurrent first requests carrying one token share a single verification.
   const inFlight = new Map<string, Promise<Principal>>();
 
   function remember(key: string, token: string, principal: Principal): void {
@@ -62,24 +49,14 @@ export function createCachedVerifier(
     if (expiry === null) return;
     const at = now();
     const expiresAt = Math.min(expiry, at + maxAgeMs);
-    if (expiresAt <= at) return;
-    entries.delete(key);
-    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-    entries.set(key, { principal, expiresAt });
+    if (expiresAt > at) entries.set(key, principal, expiresAt);
   }
 
   return {
     verify(token: string): Promise<Principal> {
       const key = keyOf(token);
-      const entry = entries.get(key);
-      if (entry !== undefined) {
-        if (entry.expiresAt > now()) {
-          entries.delete(key);
-          entries.set(key, entry);
-          return Promise.resolve(entry.principal);
-        }
-        entries.delete(key);
-      }
+      const known = entries.get(key);
+      if (known !== undefined) return Promise.resolve(known);
       const pending = inFlight.get(key);
       if (pending !== undefined) return pending;
       const verification = (async () => inner.verify(token))()

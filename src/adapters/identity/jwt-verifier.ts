@@ -7,6 +7,7 @@ import { DomainError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/model.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
+import { ExpiringEntries } from './expiring-entries.ts';
 import type { UserinfoAnswer } from './oidc-issuer.ts';
 import { refusalReason } from './refusal-reason.ts';
 
@@ -61,20 +62,18 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     requiredClaims: ['exp', 'sub'],
   };
-  const userinfo = new Map<string, { answer: UserinfoAnswer; expiresAt: number }>();
+  const userinfo = new ExpiringEntries<UserinfoAnswer>(USERINFO_CACHE_SIZE);
   async function askUserinfo(token: string, payload: JWTPayload): Promise<UserinfoAnswer> {
     if (!options.fetchEmail) return { problem: 'no userinfo endpoint to ask' };
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = userinfo.get(key);
-    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.answer;
+    if (cached !== undefined) return cached;
     const answer = await options.fetchEmail(token);
     const expiresAt =
       'email' in answer
         ? payload.exp! * 1000
         : Math.min(payload.exp! * 1000, Date.now() + USERINFO_PROBLEM_TTL_MS);
-    userinfo.delete(key);
-    if (userinfo.size >= USERINFO_CACHE_SIZE) userinfo.delete(userinfo.keys().next().value!);
-    userinfo.set(key, { answer, expiresAt });
+    userinfo.set(key, answer, expiresAt);
     return answer;
   }
   async function email(payload: JWTPayload, token: string): Promise<string> {

@@ -39,6 +39,35 @@ export interface OidcIssuer {
   fetchEmail(token: string): Promise<UserinfoAnswer>;
 }
 
+/** The e-mail the issuer's userinfo endpoint gives for `token`, or why there is none. */
+async function userinfoEmail(
+  discover: () => Promise<Discovery>,
+  token: string,
+): Promise<UserinfoAnswer> {
+  let endpoint: string | undefined;
+  try {
+    endpoint = (await discover()).userinfo_endpoint;
+  } catch (error) {
+    return { problem: (error as Error).message };
+  }
+  if (!endpoint) return { problem: 'the issuer publishes no userinfo_endpoint' };
+  try {
+    const info = (await getJson(endpoint, { authorization: `Bearer ${token}` })) as {
+      email?: unknown;
+    };
+    return typeof info.email === 'string' && info.email !== ''
+      ? { email: info.email }
+      : { problem: 'userinfo answered without an e-mail' };
+  } catch (error) {
+    return {
+      problem:
+        error instanceof HttpStatusError
+          ? `userinfo answered ${error.status}`
+          : `userinfo failed: ${(error as Error).message}`,
+    };
+  }
+}
+
 export function connectOidcIssuer(
   issuer: string,
   jwksUrl: string | null,
@@ -66,29 +95,6 @@ export function connectOidcIssuer(
     async keys(header, token) {
       return (await keySet())(header, token);
     },
-    async fetchEmail(token) {
-      let endpoint: string | undefined;
-      try {
-        endpoint = (await discover()).userinfo_endpoint;
-      } catch (error) {
-        return { problem: (error as Error).message };
-      }
-      if (!endpoint) return { problem: 'the issuer publishes no userinfo_endpoint' };
-      try {
-        const info = (await getJson(endpoint, { authorization: `Bearer ${token}` })) as {
-          email?: unknown;
-        };
-        return typeof info.email === 'string' && info.email !== ''
-          ? { email: info.email }
-          : { problem: 'userinfo answered without an e-mail' };
-      } catch (error) {
-        return {
-          problem:
-            error instanceof HttpStatusError
-              ? `userinfo answered ${error.status}`
-              : `userinfo failed: ${(error as Error).message}`,
-        };
-      }
-    },
+    fetchEmail: (token) => userinfoEmail(discover, token),
   };
 }

@@ -1,6 +1,6 @@
 // A lazily loaded value whose failure is remembered: callers share one load, a success is kept,
-// and a failure is handed to every caller for `backoffMs` before the next attempt. Without it, a
-// failing identity provider was asked again on every request (20 forged tokens, 20 fetches).
+// and a failure is handed to every caller for `backoffMs` before the next attempt, so a failing
+// identity provider is not asked again on every request (each forged token would cost a fetch).
 export function remembered<T>(load: () => Promise<T>, backoffMs: number): () => Promise<T> {
   let current: Promise<T> | null = null;
   let failedAt: number | null = null;

@@ -1,9 +1,7 @@
-// The issuer's signing keys over HTTP (jose's remote JWKS), with two bounds on how often it is asked:
-// - an unknown `kid` refetches at most once per UNKNOWN_KID_COOLDOWN_MS (jose's cooldown; its 30 s
-//   default refused a key for 30 s when an issuer signs with it the moment it publishes it);
-// - a failed fetch is not retried for FAILURE_BACKOFF_MS, whether keys were fetched before or not.
-// While the issuer fails, the keys fetched last keep verifying (stale-if-error), so an outage does
-// not reject every token once jose's 10-minute cache age is over.
+// The issuer's signing keys over HTTP (jose's remote JWKS). An unknown `kid` refetches at most once
+// per UNKNOWN_KID_COOLDOWN_MS (jose's 30 s default would refuse a key an issuer signs with the
+// moment it publishes it); a failed fetch waits FAILURE_BACKOFF_MS; while the issuer fails, the
+// last keys fetched keep verifying (stale-if-error), past jose's 10-minute cache age.
 import {
   createLocalJWKSet,
   createRemoteJWKSet,

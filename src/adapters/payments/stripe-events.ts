@@ -1,11 +1,7 @@
-// WebhookVerifier for Stripe: verify the signature over the raw bytes, check the body is an
-// event, then translate it into the domain's PaymentEvent. Both of Stripe's payload styles arrive
-// here, signed the same way (an event destination with thin payloads has a secret of its own, one
-// of PAYMENTS_WEBHOOK_SECRET's): a snapshot event (`"object": "event"`, the object inside) or a
-// thin event (`"object": "v2.core.event"`, the object named only), told apart after the signature
-// is verified. An event cannot have been created after it was signed: its `created` is bounded by
-// the signature's timestamp (plus a small skew), so a signed event dated far ahead cannot pin a
-// subscription against every later event.
+// WebhookVerifier for Stripe: the signature over the raw bytes, then the body as an event of either
+// payload style (snapshot, `"object": "event"`; thin, `"object": "v2.core.event"`), translated into
+// the domain's PaymentEvent. An event's `created` may not exceed its signature's time (plus a small
+// skew), so a signed event dated far ahead cannot pin a subscription against every later event.
 import type Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
 import type { PaymentEvent } from '../../domain/model.ts';

@@ -4,13 +4,10 @@
 // fix it.
 import type Stripe from 'stripe';
 import { DomainError, UnmappableAnswer } from '../../domain/errors.ts';
+import type { Logger } from '../../domain/ports/logger.ts';
 
 /** Longer waits are not what a throttled caller should sit through; it comes back sooner. */
 const MAX_RETRY_AFTER_SECONDS = 600;
-
-export interface PaymentsLogger {
-  error(fields: object, message: string): void;
-}
 
 /** Runs one provider operation (named for the log), its failure translated. */
 export type ProviderCall = <T>(operation: string, work: () => Promise<T>) => Promise<T>;
@@ -27,7 +24,11 @@ function retryAfterSeconds(headers: Record<string, string> | undefined): number 
     : undefined;
 }
 
-function logFailure(log: PaymentsLogger, operation: string, failure: Stripe.errors.StripeError) {
+function logFailure(
+  log: Pick<Logger, 'error'>,
+  operation: string,
+  failure: Stripe.errors.StripeError,
+) {
   if (failure.type === 'StripeAuthenticationError' || failure.type === 'StripePermissionError')
     log.error({ operation, type: failure.type }, 'payment provider rejected our API key');
   else
@@ -37,7 +38,7 @@ function logFailure(log: PaymentsLogger, operation: string, failure: Stripe.erro
     );
 }
 
-export function translatingFailures(log: PaymentsLogger): ProviderCall {
+export function translatingFailures(log: Pick<Logger, 'error'>): ProviderCall {
   return async (operation, work) => {
     try {
       return await work();

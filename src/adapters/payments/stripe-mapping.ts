@@ -1,9 +1,7 @@
-// Translation from Stripe's object shapes to the domain's, in one place: the handlers and the
-// checkout service never see the provider's JSON. Every field used is checked here: an event whose
-// own facts (id, type, created) do not hold is no event (400); one whose object cannot be
-// translated (a customer it cannot name, a shape it does not know) becomes an `unmappable` event,
-// acknowledged and recorded with its reason instead of failing the same way on every redelivery.
-// Thin events (`"object": "v2.core.event"`) name their object without carrying it (toThinEvent).
+// Translation from Stripe's object shapes to the domain's, in one place, every field used checked:
+// an event whose own facts (id, type, created) do not hold is no event (400); one whose object
+// cannot be translated becomes an `unmappable` event, recorded with its reason, instead of failing
+// the same way on every redelivery.
 import type Stripe from 'stripe';
 import type {
   CheckoutSessionEvent,

@@ -8,7 +8,8 @@ import type {
   PaymentEvent,
   ProviderCheckoutSession,
 } from '../../domain/model.ts';
-import { translatingFailures, type PaymentsLogger } from './stripe-failures.ts';
+import type { Logger } from '../../domain/ports/logger.ts';
+import { translatingFailures } from './stripe-failures.ts';
 import { toCompletedNotice, toPaymentEvent } from './stripe-mapping.ts';
 import {
   listSubscriptions,
@@ -94,7 +95,7 @@ async function undeliveredEvents(stripe: Stripe): Promise<PaymentEvent[]> {
   return events.reverse().map(toPaymentEvent);
 }
 
-export function createStripePayments(stripe: Stripe, log: PaymentsLogger): PaymentsProvider {
+export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>): PaymentsProvider {
   const call = translatingFailures(log);
   return {
     createCustomer: ({ userId, email }, idempotencyKey) =>

@@ -23,10 +23,6 @@ function parseHeader(header: string): { timestamp: number; signatures: Buffer[] 
   return { timestamp, signatures };
 }
 
-export function signPayload(rawBody: Buffer | string, secret: string, timestamp: number): string {
-  return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
-}
-
 /** Returns the signature's timestamp (unix seconds): when the provider signed this delivery. */
 export function verifySignature(
   rawBody: Buffer,

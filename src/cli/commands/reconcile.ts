@@ -2,14 +2,16 @@
 // provider's subscriptions 100 a page (no call per subscription). One summary line on stdout;
 // with --dry-run, first a line for each subscription it would change, and nothing is written.
 // One reconciliation at a time across the service's instances and operators.
+import type { OperatorComposition } from '../../composition.ts';
 import type { Change } from '../../domain/billing/provider-listing.ts';
+import type { ReconcileResult } from '../../domain/billing/reconcile.ts';
 import type { ProviderSubscription, SubscriptionState } from '../../domain/model.ts';
 import { cliConfig, type Command } from '../command.ts';
 
 const terms = (s: ProviderSubscription | SubscriptionState) =>
   `${s.status}${s.cancelAtPeriodEnd ? ' (cancels at period end)' : ''} ${s.priceId ?? 'no price'}`;
 
-function describe(change: Change, dryRun: boolean): string {
+function describeChange(change: Change, dryRun: boolean): string {
   const { subscription: s, before, verdict } = change;
   const which = `${s.id} (customer ${s.customerId})`;
   if (verdict === 'unlinked')
@@ -37,15 +39,13 @@ export const reconcileCommand: Command = {
   async run({ values }, io) {
     const dryRun = values['dry-run'] === true;
     const config = cliConfig();
-    const [{ composeOperator, operatorName }, { reconcile }, { runExclusively }] =
-      await Promise.all([
-        import('../../composition.ts'),
-        import('../../domain/billing/reconcile.ts'),
-        import('../../domain/schedule/exclusive-run.ts'),
-      ]);
+    const [{ composeOperator }, { reconcile }] = await Promise.all([
+      import('../../composition.ts'),
+      import('../../domain/billing/reconcile.ts'),
+    ]);
     const composition = await composeOperator(config);
     try {
-      const { store, leases, logger } = composition;
+      const { store, logger } = composition;
       const payments = await composition.payments();
       const work = (signal?: AbortSignal) =>
         reconcile(
@@ -59,40 +59,39 @@ export const reconcileCommand: Command = {
               io.progress(`the payment provider is throttling us: waiting ${seconds} s as it asks`),
           },
         );
-      let result: Awaited<ReturnType<typeof work>>;
-      if (dryRun) result = await work();
-      else {
-        const holder = operatorName();
-        const outcome = await runExclusively({
-          leases,
-          job: 'reconcile',
-          holder,
-          dueAfterMs: 0,
-          work,
-          report: ({ seen, repaired, unchanged, unlinked }) => ({
-            seen,
-            repaired,
-            unchanged,
-            unlinked,
-          }),
-        });
-        if (!outcome.ran) {
-          const running = await leases.holder('reconcile');
-          throw new Error(
-            `a reconciliation is running already${running ? ` (${running.holder}, since ${running.since.toISOString()})` : ''}: run this again when it has ended`,
-          );
-        }
-        result = outcome.value;
-      }
+      const result = dryRun ? await work() : await asTheOnlyRun(composition, work);
       for (const change of result.changes)
-        (dryRun ? io.out : io.progress)(describe(change, dryRun));
-      io.out(
-        dryRun
-          ? `dry run, nothing changed: ${result.seen} subscription(s) seen, ${result.repaired} would be repaired, ${result.unchanged} unchanged, ${result.unlinked} not linked to any user`
-          : `reconciled ${result.seen} subscription(s): ${result.repaired} repaired, ${result.unchanged} unchanged, ${result.unlinked} not linked to any user`,
-      );
+        (dryRun ? io.out : io.progress)(describeChange(change, dryRun));
+      io.out(summary(result, dryRun));
     } finally {
       await composition.close();
     }
   },
 };
+
+/** Runs `work` under the reconciliation's lease, as a scheduled run would; refused while one runs. */
+async function asTheOnlyRun(
+  { leases, holder }: Pick<OperatorComposition, 'leases' | 'holder'>,
+  work: (signal: AbortSignal) => Promise<ReconcileResult>,
+): Promise<ReconcileResult> {
+  const { runExclusively } = await import('../../domain/schedule/exclusive-run.ts');
+  const outcome = await runExclusively({
+    leases,
+    job: 'reconcile',
+    holder,
+    dueAfterMs: 0,
+    work,
+    report: ({ seen, repaired, unchanged, unlinked }) => ({ seen, repaired, unchanged, unlinked }),
+  });
+  if (outcome.ran) return outcome.value;
+  const running = await leases.holder('reconcile');
+  const who = running ? ` (${running.holder}, since ${running.since.toISOString()})` : '';
+  throw new Error(`a reconciliation is running already${who}: run this again when it has ended`);
+}
+
+function summary(result: ReconcileResult, dryRun: boolean): string {
+  const { seen, repaired, unchanged, unlinked } = result;
+  return dryRun
+    ? `dry run, nothing changed: ${seen} subscription(s) seen, ${repaired} would be repaired, ${unchanged} unchanged, ${unlinked} not linked to any user`
+    : `reconciled ${seen} subscription(s): ${repaired} repaired, ${unchanged} unchanged, ${unlinked} not linked to any user`;
+}

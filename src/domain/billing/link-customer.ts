@@ -1,9 +1,8 @@
 // Adopting a customer made elsewhere (before the service was connected, or in the provider's
-// dashboard): links a provider customer to a user explicitly, then applies that customer's
-// subscriptions as a reconciliation does. Refused, with the reason, when the user is linked to
-// another customer, when the customer is linked to (or its subscriptions are stored for) another
-// user, or when the provider has no such customer. It never links by e-mail: only an operator's
-// explicit pairing, or our own id in the provider's data, links a customer to a user.
+// dashboard): links it to a user, then applies its subscriptions as a reconciliation does. Refused,
+// with the reason, when either side is linked to someone else or the provider has no such customer.
+// Never by e-mail: only an operator's explicit pairing, or our own id in provider data, links.
+import type { User } from '../model.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { LinkRefusedError, UnknownUserError } from './operator-errors.ts';
@@ -35,46 +34,51 @@ async function idpIdOf(store: Store, userId: string): Promise<string> {
   return (await store.users.findById(userId))?.idpId ?? userId;
 }
 
+/** Links `customerId` to the user, or throws LinkRefusedError saying who holds either side. */
+async function linkOrRefuse(
+  { store, payments }: Pick<LinkCustomerDeps, 'store' | 'payments'>,
+  user: User,
+  customerId: string,
+): Promise<void> {
+  if (user.paymentsCustomerId !== null)
+    throw new LinkRefusedError(
+      `user ${user.idpId} is already linked to customer ${user.paymentsCustomerId}`,
+    );
+  const owner = await store.users.findByCustomerId(customerId);
+  if (owner !== null)
+    throw new LinkRefusedError(`customer ${customerId} is already linked to user ${owner.idpId}`);
+  const [holder] = await store.subscriptions.holdersOf(customerId, user.id);
+  if (holder !== undefined)
+    throw new LinkRefusedError(
+      `customer ${customerId} has subscriptions stored for user ${await idpIdOf(store, holder)}`,
+    );
+  if (!(await payments.customerExists(customerId)))
+    throw new LinkRefusedError(`the payment provider has no customer ${customerId}`);
+  const linked = await store.transaction((tx) => tx.users.linkCustomer(user.id, customerId));
+  if (linked === customerId) return;
+  // Another link won meanwhile (an operator, a checkout): say which, as above.
+  const winner = await store.users.findByCustomerId(customerId);
+  throw new LinkRefusedError(
+    linked !== null
+      ? `user ${user.idpId} is already linked to customer ${linked}`
+      : `customer ${customerId} is already linked to user ${winner?.idpId ?? 'another user'}`,
+  );
+}
+
 export async function linkCustomer(
   deps: LinkCustomerDeps,
   idpId: string,
   customerId: string,
   options: ListingOptions = {},
 ): Promise<LinkCustomerResult> {
-  const { store } = deps;
   const clock = deps.now ?? (() => new Date());
-  const user = await store.users.findByIdpId(idpId);
+  const user = await deps.store.users.findByIdpId(idpId);
   if (user === null) throw new UnknownUserError(idpId);
   const alreadyLinked = user.paymentsCustomerId === customerId;
-  if (!alreadyLinked) {
-    if (user.paymentsCustomerId !== null)
-      throw new LinkRefusedError(
-        `user ${idpId} is already linked to customer ${user.paymentsCustomerId}`,
-      );
-    const owner = await store.users.findByCustomerId(customerId);
-    if (owner !== null)
-      throw new LinkRefusedError(`customer ${customerId} is already linked to user ${owner.idpId}`);
-    const [holder] = await store.subscriptions.holdersOf(customerId, user.id);
-    if (holder !== undefined)
-      throw new LinkRefusedError(
-        `customer ${customerId} has subscriptions stored for user ${await idpIdOf(store, holder)}`,
-      );
-    if (!(await deps.payments.customerExists(customerId)))
-      throw new LinkRefusedError(`the payment provider has no customer ${customerId}`);
-    const linked = await store.transaction((tx) => tx.users.linkCustomer(user.id, customerId));
-    // Another link won meanwhile (an operator, a checkout): say which, as above.
-    if (linked !== customerId) {
-      const owner = await store.users.findByCustomerId(customerId);
-      throw new LinkRefusedError(
-        linked !== null
-          ? `user ${idpId} is already linked to customer ${linked}`
-          : `customer ${customerId} is already linked to user ${owner?.idpId ?? 'another user'}`,
-      );
-    }
-  }
+  if (!alreadyLinked) await linkOrRefuse(deps, user, customerId);
   const tierBefore = tierOf(user.subscription, deps.policy, clock());
   const changes = await applyCustomerListing(deps, customerId, options);
-  const after = await store.users.findById(user.id);
+  const after = await deps.store.users.findById(user.id);
   return {
     idpId,
     customerId,

@@ -1,7 +1,7 @@
-// What the next checkout sells a user, all chosen on the server: the plan (the user's, else the
-// default), and the offers of CONTRACT §9: a trial when the plan has trial days and the user never
-// had a subscription, however it became known (users.first_subscription_at, set by the database
-// whenever a subscription is stored for the user), promotion codes, automatic tax.
+// What the next checkout sells a user, all chosen on the server, never by the request: the plan
+// (the user's, else the default), a trial when the plan has trial days and the user never had a
+// subscription, however it became known (users.first_subscription_at, set by the database whenever
+// a subscription is stored for the user), promotion codes, automatic tax.
 import type { CheckoutOffer, User } from '../model.ts';
 
 export interface OfferSettings {

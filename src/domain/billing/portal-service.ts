@@ -1,4 +1,4 @@
-// Opening the provider's hosted billing portal (CONTRACT §8), where a subscriber switches plan,
+// Opening the provider's hosted billing portal, where a subscriber switches plan,
 // cancels, resumes or updates a card. Nothing changes here: whatever the person does there comes
 // back as webhook events through the same exactly-once path as everything else.
 import { DomainError } from '../errors.ts';

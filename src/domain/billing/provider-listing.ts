@@ -1,16 +1,17 @@
-// Subscriptions as the provider lists them, applied through the same ordering as a delivery. A
-// listing answered at `readAt` (the provider's own time of that answer) is written only over a
-// stored state older than that second, and becomes the state as of it: an event created before
-// it, delivered late, is then skipped as older (it cannot undo the repair), and a state stored
-// from a newer event is left alone (a repair never overwrites it). A stored state of that very
-// second is a tie the listing cannot settle: unless both say the same, the customer's
-// subscriptions are listed again a second later. The reconciliation, link-customer and sync-user
-// all apply listings here; each subscription is stored by the webhook path's own saveState.
+// Subscriptions as the provider lists them, applied through the same ordering as a delivery: a
+// listing answered at `readAt` (the provider's time) is written only over a state stored as of an
+// older second, so a late event older than it cannot undo the repair and a newer state is kept. A
+// tie (a state of that very second that says otherwise) is settled by listing again a second later.
 import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
-import { patiently, realSleep, type Patience } from '../throttling.ts';
-import { findEventUser, type WebhookLog } from '../webhooks/context.ts';
+import {
+  retryWhileThrottled,
+  realSleep,
+  type ThrottledRetryOptions,
+} from '../retry-while-throttled.ts';
+import { findEventUser } from '../webhooks/context.ts';
 import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
 import { ordering } from '../webhooks/ordering.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
@@ -31,10 +32,10 @@ export interface Change {
 
 export interface ListingDeps {
   store: Store;
-  log: WebhookLog;
+  log: Logger;
 }
 
-export interface ListingOptions extends Patience {
+export interface ListingOptions extends ThrottledRetryOptions {
   /** Decide and report, write nothing. */
   dryRun?: boolean;
 }
@@ -99,6 +100,13 @@ export async function applyListing(
   }
 }
 
+/** One customer's subscriptions, as often as the provider throttles the listing. */
+const listCustomer = (
+  deps: { payments: PaymentsProvider },
+  customerId: string,
+  options: ListingOptions,
+) => retryWhileThrottled(() => deps.payments.listSubscriptions(customerId), options);
+
 /**
  * Settles the ties among `changes` by listing their customers' subscriptions again, a second
  * later, up to twice; a tie left after that keeps the state stored from the event of that second
@@ -118,7 +126,7 @@ export async function settleTies(
     const ids = new Set(tied.map((c) => c.subscription.id));
     for (const customerId of customers) {
       options.onRelist?.();
-      const read = await patiently(() => deps.payments.listSubscriptions(customerId), options);
+      const read = await listCustomer(deps, customerId, options);
       for (const change of await applyListing(deps, read, options))
         if (ids.has(change.subscription.id)) settled.set(change.subscription.id, change);
     }
@@ -141,7 +149,7 @@ export async function applyCustomerListing(
   customerId: string,
   options: ListingOptions = {},
 ): Promise<Change[]> {
-  const read = await patiently(() => deps.payments.listSubscriptions(customerId), options);
+  const read = await listCustomer(deps, customerId, options);
   return settleTies(deps, await applyListing(deps, read, options), options);
 }
 

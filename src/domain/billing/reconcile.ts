@@ -1,14 +1,10 @@
-// The reconciliation: brings the stored subscriptions back to the provider's state, for events
-// lost beyond the provider's retries and for customers who subscribed before the service was
-// connected. It lists every subscription of the account, 100 a page, following the cursor (one
-// list call per 100 subscriptions, never a call per subscription), and applies each page through
-// the same ordering as a delivery (provider-listing.ts), each page in a short transaction of its
-// own. A throttled page is asked again after the provider's Retry-After. Safe at any time, beside
-// the webhooks and on any instance: a repair never overwrites a newer state, and an older event
-// delivered afterwards cannot undo it.
+// The reconciliation: brings the stored subscriptions back to the provider's state, for events lost
+// beyond the provider's retries and customers who subscribed before the service was connected. It
+// lists every subscription, 100 a page (never a call per subscription), and applies each page in a
+// short transaction through the same ordering as a delivery (provider-listing.ts): safe any time.
 import type { ProviderRead } from '../model.ts';
 import type { PaymentsProvider, SubscriptionsPage } from '../ports/payments-provider.ts';
-import { patiently } from '../throttling.ts';
+import { retryWhileThrottled } from '../retry-while-throttled.ts';
 import {
   applyListing,
   emptyTally,
@@ -46,7 +42,7 @@ export async function reconcile(
   for (let after: string | null = null; ;) {
     options.signal?.throwIfAborted();
     const cursor: string | null = after;
-    const read: ProviderRead<SubscriptionsPage> = await patiently(
+    const read: ProviderRead<SubscriptionsPage> = await retryWhileThrottled(
       () => deps.payments.listSubscriptionsPage(cursor),
       options,
     );

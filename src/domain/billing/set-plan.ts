@@ -1,6 +1,6 @@
-// Sets the plan a user is sold: the tier whose price their next checkout uses (CONTRACT §5: the
-// plan is held on the server, never chosen by request input). An existing subscription keeps its
-// price; the tier changes only when the provider reports a subscription to the new price.
+// Sets the plan a user is sold: the tier whose price their next checkout uses. The plan is held on
+// the server, so request input never chooses a price. An existing subscription keeps its price;
+// the tier changes only when the provider reports a subscription to the new price.
 import type { UsersRepository } from '../ports/store.ts';
 import { UnknownPlanError, UnknownUserError } from './operator-errors.ts';
 

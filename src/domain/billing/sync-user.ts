@@ -1,9 +1,9 @@
 // Re-reads one user's subscriptions from the payment provider and stores them, for when the stored
-// state went wrong (events lost beyond the provider's retries, a bug since fixed): the provider is
+// state is wrong (events lost beyond the provider's retries, a bug): the provider is
 // the source of truth. The customer's listing is applied as a reconciliation applies its pages
 // (provider-listing.ts): as of the provider's time of the listing, so an event created before it
 // is older than what it stored, and a state stored meanwhile from a newer event is kept.
-import type { WebhookLog } from '../webhooks/context.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { UnknownUserError } from './operator-errors.ts';
@@ -14,7 +14,7 @@ export interface SyncUserDeps {
   store: Store;
   payments: PaymentsProvider;
   policy: TierPolicy;
-  log: WebhookLog;
+  log: Logger;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
 }

@@ -1,5 +1,5 @@
-// Exactly-once for provider events: the two phases of the interface document (the handler's
-// effects, then the event's record) in one transaction, and deliveries of one event taking turns.
+// Exactly-once for provider events: the handler's effects and the event's record in one
+// transaction, so neither is kept without the other, and deliveries of one event taking turns.
 import type { WebhookEventRecord } from '../model.ts';
 import type { Repositories } from './store.ts';
 

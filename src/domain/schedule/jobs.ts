@@ -6,10 +6,10 @@ import { reconcile } from '../billing/reconcile.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
 import type { Expiring } from '../ports/expiring.ts';
 import type { JobLeases } from '../ports/job-leases.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
-import type { WebhookLog } from '../webhooks/context.ts';
 import { forgetExpired, type RetentionDays } from './retention.ts';
 import { ScheduledJob, type ScheduledJobOptions } from './scheduled-job.ts';
 
@@ -22,7 +22,7 @@ export interface ScheduledJobsDeps {
   leases: JobLeases;
   limits: Expiring | null;
   metrics: Metrics;
-  log: WebhookLog;
+  log: Logger;
   /** This instance's name in the leases. */
   holder: string;
   reconcileEveryMs: number | null;

@@ -1,10 +1,7 @@
-// Retention: the ledger remembers an event's id only while the provider may still send it again
-// (automatic retries for 3 days, a manual resend within 30): records of events created more than
-// WEBHOOK_EVENT_RETENTION_DAYS ago (35 by default, never fewer than 31) are deleted, as are
-// failure records older than WEBHOOK_FAILURE_RETENTION_DAYS and the per-user limits' expired
-// windows; small batches, so no statement holds its locks for long. An event older than the
-// retention that is delivered anyway is processed again, and the ordering guard (on the
-// provider's clock) keeps it from overwriting newer state.
+// Retention: the ledger keeps an event's id only while the provider may still send it again
+// (retries for 3 days, a manual resend within 30), so older records go, as do old failure records
+// and the limits' expired windows, in small batches. An event delivered after that is processed
+// again; the ordering guard keeps it from overwriting newer state.
 import type { EventLedger } from '../ports/event-ledger.ts';
 import type { Expiring } from '../ports/expiring.ts';
 import type { Metrics } from '../ports/metrics.ts';

@@ -4,7 +4,7 @@
 // job runs about once per `everyMs` however many instances there are, and a run that fails is
 // tried again at a later look. Each look also reports the last complete run (metrics).
 import type { JobLeases, LastRun } from '../ports/job-leases.ts';
-import type { WebhookLog } from '../webhooks/context.ts';
+import type { Logger } from '../ports/logger.ts';
 import { runExclusively } from './exclusive-run.ts';
 
 export interface ScheduledJobOptions {
@@ -13,7 +13,7 @@ export interface ScheduledJobOptions {
   leases: JobLeases;
   /** This instance's name in the lease. */
   holder: string;
-  log: WebhookLog;
+  log: Logger;
   /** The work; resolves to the figures a complete run reports (and logs). */
   run(signal: AbortSignal): Promise<Record<string, number>>;
   /** Told at each look: the last complete run on any instance. */

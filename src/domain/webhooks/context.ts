@@ -3,14 +3,9 @@
 // rolls the whole event back; DecideAgain (delivery-reads.ts) makes the service read what is
 // missing, outside the transaction, and apply again.
 import type { PaymentEvent, User } from '../model.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { Repositories, Store } from '../ports/store.ts';
 import type { DeliveryReads } from './delivery-reads.ts';
-
-export interface WebhookLog {
-  debug(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
 
 export interface PrepareContext {
   /** Reads outside any transaction, to decide what to ask the provider first. */
@@ -23,7 +18,7 @@ export interface PrepareContext {
 export interface ApplyContext {
   tx: Repositories;
   reads: DeliveryReads;
-  log: WebhookLog;
+  log: Logger;
   now: Date;
 }
 

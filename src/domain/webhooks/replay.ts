@@ -2,7 +2,7 @@
 // for when our endpoint was down longer than the provider keeps retrying. When the provider
 // throttles us, the replay waits as long as it asks (its Retry-After) and goes on where it was.
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import { patiently, type Patience } from '../throttling.ts';
+import { retryWhileThrottled, type ThrottledRetryOptions } from '../retry-while-throttled.ts';
 import type { WebhookOutcome, WebhookService } from './webhook-service.ts';
 
 export type ReplayProgress = (
@@ -12,7 +12,7 @@ export type ReplayProgress = (
   outcome: WebhookOutcome,
 ) => void;
 
-export interface ReplayOptions extends Patience {
+export interface ReplayOptions extends ThrottledRetryOptions {
   progress?: ReplayProgress;
 }
 
@@ -22,10 +22,10 @@ export async function replayUndeliveredEvents(
   options: ReplayOptions = {},
 ) {
   const { progress = () => {} } = options;
-  const events = await patiently(() => payments.undeliveredEvents(), options);
+  const events = await retryWhileThrottled(() => payments.undeliveredEvents(), options);
   const counts: Record<WebhookOutcome, number> = { processed: 0, duplicate: 0, ignored: 0 };
   for (const [index, event] of events.entries()) {
-    const outcome = await patiently(() => webhooks.process(event), options);
+    const outcome = await retryWhileThrottled(() => webhooks.process(event), options);
     counts[outcome] += 1;
     progress(index + 1, events.length, event.id, outcome);
   }

@@ -6,11 +6,11 @@
 import type { PaymentEvent, UnmappableEvent, WebhookEventRecord } from '../model.ts';
 import { DomainError, UnmappableAnswer } from '../errors.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
-import type { WebhookLog } from './context.ts';
 import { handlerFor, isHandled, type BoundHandler } from './handlers/index.ts';
 import { DecideAgain, DeliveryReads, ReadNeeded } from './delivery-reads.ts';
 
@@ -26,7 +26,7 @@ export interface WebhookServiceOptions {
   verifier: WebhookVerifier;
   payments: PaymentsProvider;
   settings: WebhookSettings;
-  log: WebhookLog;
+  log: Logger;
   metrics: Metrics;
 }
 
@@ -38,7 +38,7 @@ export class WebhookService {
   private readonly store: Pick<Store, 'subscriptions'>;
   private readonly verifier: WebhookVerifier;
   private readonly settings: WebhookSettings;
-  private readonly log: WebhookLog;
+  private readonly log: Logger;
   private readonly metrics: Metrics;
   private readonly payments: PaymentsProvider;
 

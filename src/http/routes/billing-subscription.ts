@@ -1,5 +1,5 @@
 // GET /billing/subscription: what the caller may do now (tier, entitlements) and what the next
-// checkout would sell (plan, trial), with the subscription behind it (CONTRACT §9).
+// checkout would sell (plan, trial), with the subscription behind it.
 import type { FastifyPluginAsync } from 'fastify';
 import type { SubscriptionSummaryService } from '../../domain/billing/subscription-summary.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';

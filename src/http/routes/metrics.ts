@@ -18,7 +18,8 @@ export interface MetricsAccess {
   localNames: readonly string[] | null;
 }
 
-function guard({ token, localNames }: MetricsAccess) {
+/** Who may read /metrics: the bearer of the token when one is set, else (on loopback) local Hosts only. */
+function accessChecks({ token, localNames }: MetricsAccess) {
   if (token === null) return localNames === null ? [] : [onlyLocalHosts(localNames)];
   const expected = digest(`Bearer ${token}`);
   return [
@@ -41,7 +42,7 @@ export function metricsRoutes(
   return async (app) => {
     app.get(
       '/metrics',
-      { schema: { hide: true }, onRequest: guard(access) },
+      { schema: { hide: true }, onRequest: accessChecks(access) },
       async (_request, reply) =>
         reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
     );

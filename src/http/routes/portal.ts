@@ -1,5 +1,5 @@
 // POST /billing/portal: the address of the provider's hosted billing portal for the user's
-// customer (CONTRACT §8); what the person changes there comes back as webhook events.
+// customer; what the person changes there comes back as webhook events.
 import type { FastifyPluginAsync } from 'fastify';
 import type { PortalInput, PortalService } from '../../domain/billing/portal-service.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';

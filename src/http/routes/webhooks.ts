@@ -7,7 +7,7 @@ import { ERROR_RESPONSES } from '../responses.ts';
 import { described } from '../schemas.ts';
 
 // For /openapi.json only: the raw bytes are checked by their signature, never by a schema (a
-// schema's 422 would also take the place of the contract's 400 for a missing signature).
+// schema's 422 would also take the place of the 400 a missing signature gets).
 const SnapshotEvent = Type.Object(
   {
     id: Type.String(),
