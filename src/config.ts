@@ -11,6 +11,7 @@ import type { EntitlementTable } from './domain/billing/entitlements.ts';
 
 export {
   DEV_IDP_AUDIENCE,
+  DEV_ORG_CLAIMS,
   EXAMPLE_ENTITLEMENTS_FILE,
   SIMULATOR_API_KEY,
   SIMULATOR_PRICES,
@@ -40,6 +41,25 @@ export type PaymentsConfig =
     }
   | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
 
+export type SeatMode = 'active' | 'reported' | 'flat';
+
+/** Organisations as billing subjects; null in Config when no claim names them. */
+export interface OrganizationsConfig {
+  /** Where the token names the organisation: a claim name, or a JSON Pointer (leading `/`). */
+  claim: string;
+  /** Where it holds the caller's role(s) there; null: nobody may manage. */
+  roleClaim: string | null;
+  /** Organisations are keyed by this and the claim's value. */
+  issuer: string;
+  /** Roles that may buy and manage, as written (compared case-insensitively, `org:` ignored). */
+  managerRoles: string[];
+  /** The plan an organisation's checkout sells unless an operator set another. */
+  plan: string;
+  seats: { mode: SeatMode; activeDays: number; minimum: number };
+  /** The scope a token needs to report seat counts. */
+  serviceScope: string;
+}
+
 /** Where /metrics is served: on its own listener (port), or on the API port when apiPort is true. */
 export interface MetricsConfig {
   port: number | null;
@@ -59,6 +79,7 @@ export interface Config {
   dataDir: string;
   database: DatabaseConfig;
   identity: IdentityConfig;
+  organizations: OrganizationsConfig | null;
   payments: PaymentsConfig;
   webhookSecrets: string[];
   /** Tier name -> price id, in the order given; the first is the default plan. */
