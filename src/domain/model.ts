@@ -11,10 +11,25 @@ export type SubscriptionStatus =
   | 'canceled'
   | 'paused';
 
+/**
+ * The organisation a verified token names: one, with the caller's role(s) there as the token gives
+ * them (read from each token, never stored), or several, which names none for billing.
+ */
+export type OrganizationClaim =
+  { kind: 'one'; idpOrgId: string; role: string | string[] | null } | { kind: 'several' };
+
 /** Who is calling, as proven by a verified access token. */
 export interface Principal {
   idpId: string;
   email: string;
+  /** Null when the token names no organisation (or organisations are off). */
+  organization: OrganizationClaim | null;
+}
+
+/** A backend calling with a token of its own (a client-credentials grant): its subject and scopes. */
+export interface ServiceCaller {
+  subject: string;
+  scopes: ReadonlySet<string>;
 }
 
 /** What decides a subscription's tier; the provider's view and our stored state both carry it. */
