@@ -8,6 +8,7 @@ import { Problems } from './config/problems.ts';
 import { readSettings, type Env } from './config/read.ts';
 import { checkRules } from './config/rules.ts';
 import type { EntitlementTable } from './domain/billing/entitlements.ts';
+import type { SeatSettings } from './domain/seats/desired-seats.ts';
 
 export {
   DEV_IDP_AUDIENCE,
@@ -41,8 +42,6 @@ export type PaymentsConfig =
     }
   | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
 
-export type SeatMode = 'active' | 'reported' | 'flat';
-
 /** Organisations as billing subjects; null in Config when no claim names them. */
 export interface OrganizationsConfig {
   /** Where the token names the organisation: a claim name, or a JSON Pointer (leading `/`). */
@@ -55,9 +54,7 @@ export interface OrganizationsConfig {
   managerRoles: string[];
   /** The plan an organisation's checkout sells unless an operator set another. */
   plan: string;
-  seats: { mode: SeatMode; activeDays: number; minimum: number };
-  /** The scope a token needs to report seat counts. */
-  serviceScope: string;
+  seats: SeatSettings;
 }
 
 /** Where /metrics is served: on its own listener (port), or on the API port when apiPort is true. */
@@ -80,6 +77,8 @@ export interface Config {
   database: DatabaseConfig;
   identity: IdentityConfig;
   organizations: OrganizationsConfig | null;
+  /** The scope a backend's token needs to report seat counts. */
+  serviceScope: string;
   payments: PaymentsConfig;
   webhookSecrets: string[];
   /** Tier name -> price id, in the order given; the first is the default plan. */

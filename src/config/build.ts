@@ -66,7 +66,6 @@ function organizations(settings: Settings, tiers: string[]): OrganizationsConfig
       activeDays: settings.BILLING_SEAT_ACTIVE_DAYS,
       minimum: settings.BILLING_SEAT_MINIMUM,
     },
-    serviceScope: settings.BILLING_SERVICE_SCOPE,
   };
 }
 
@@ -137,6 +136,7 @@ export function buildConfig(settings: Settings, offered: Offered): Config {
     database: database(s, dataDir),
     identity: identity(s),
     organizations: organizations(s, [...prices.keys()]),
+    serviceScope: s.BILLING_SERVICE_SCOPE,
     payments: payments(s),
     webhookSecrets: s.PAYMENTS_WEBHOOK_SECRET ?? [SIMULATOR_WEBHOOK_SECRET],
     prices,

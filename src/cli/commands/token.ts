@@ -1,8 +1,21 @@
 // token: prints an access token from the embedded development identity provider, and nothing
-// else, so `TOKEN=$(npm run -s token -- --sub alice --email alice@example.com)` works.
-import { devIssuerUrl, loadOrCreateSigningKey, signToken } from '../../dev/identity-provider.ts';
+// else, so `TOKEN=$(npm run -s token -- --sub alice --email alice@example.com)` works. With --org
+// (and --role) it names an organisation as an identity provider would; with --service it is a
+// backend's token holding the scope that reports seat counts.
+import {
+  devIssuerUrl,
+  loadOrCreateSigningKey,
+  organizationClaims,
+  signToken,
+} from '../../dev/identity-provider.ts';
 import { runningService } from '../../process/service-record.ts';
-import { cliConfig, requiredOption, UsageError, type Command } from '../command.ts';
+import {
+  cliConfig,
+  requiredOption,
+  UsageError,
+  type Command,
+  type CommandInput,
+} from '../command.ts';
 
 const MAX_TTL = 366 * 86_400;
 
@@ -14,9 +27,30 @@ function ttlSeconds(raw: string): number {
   return Number(raw);
 }
 
+/** The claims --org, --role and --service add. */
+function extraClaims(
+  input: CommandInput,
+  config: ReturnType<typeof cliConfig>,
+): Record<string, unknown> {
+  const { org, role, service } = input.values as {
+    org?: string;
+    role?: string[];
+    service?: boolean;
+  };
+  const roles = role ?? [];
+  if (org === undefined && roles.length > 0) throw new UsageError('--role needs --org');
+  if (org !== undefined && config.organizations === null)
+    throw new UsageError('--org needs organisations: IDP_ORG_CLAIM is unset');
+  return {
+    ...(org !== undefined && organizationClaims(config.organizations!, org, roles)),
+    ...(service === true && { scope: config.serviceScope }),
+  };
+}
+
 export const tokenCommand: Command = {
   name: 'token',
-  usage: '--sub <subject> --email <address> [--ttl <seconds>]',
+  usage:
+    '--sub <subject> --email <address> [--ttl <seconds>] [--org <id> [--role <role>]...] [--service]',
   summary: 'print an access token from the development identity provider',
   help: [
     'Signs a token with the development signing key under DATA_DIR, for the issuer and audience of the service',
@@ -24,24 +58,34 @@ export const tokenCommand: Command = {
     'Refused when IDP_ISSUER is set: tokens then come from that identity provider.',
     '',
     "  --sub <subject>     the token's subject, which becomes the user's idp_id",
-    '  --email <address>   the e-mail claim',
+    '  --email <address>   the e-mail claim (not needed with --service)',
+    '  --org <id>          the organisation the token names (the org_id claim, or where IDP_ORG_CLAIM says)',
+    "  --role <role>       the caller's role there (org_role, or IDP_ORG_ROLE_CLAIM); repeat for several",
+    "  --service           a backend's token: its scope holds BILLING_SERVICE_SCOPE (seat reports)",
     '  --ttl <seconds>     lifetime, default 3600',
   ].join('\n'),
   options: {
     sub: { type: 'string' },
     email: { type: 'string' },
+    org: { type: 'string' },
+    role: { type: 'string', multiple: true },
+    service: { type: 'boolean' },
     ttl: { type: 'string', default: '3600' },
   },
   positionals: [],
   async run(input, io) {
     const sub = requiredOption(input, 'sub');
-    const email = requiredOption(input, 'email');
+    const email =
+      input.values.service === true && input.values.email === undefined
+        ? undefined
+        : requiredOption(input, 'email');
     const ttl = ttlSeconds(String(input.values.ttl));
     const config = cliConfig();
     if (config.identity.kind !== 'dev')
       throw new Error(
         'IDP_ISSUER is set: tokens come from that identity provider, not this command',
       );
+    const extra = extraClaims(input, config);
     // For the service running on this DATA_DIR, whatever its port; with none running, for HOST and PORT.
     const issuer =
       (await runningService(config.dataDir))?.issuer ?? devIssuerUrl(config.host, config.port);
@@ -53,6 +97,7 @@ export const tokenCommand: Command = {
         issuer,
         audience: config.identity.audience,
         ttlSeconds: ttl,
+        extra,
       }),
     );
   },
