@@ -1,6 +1,7 @@
 // A subscription's invoices as its lifecycle makes them: numbered in the customer's sequence,
-// billing the prorations still pending for it, stored, and announced as Stripe announces a new invoice: invoice.created (the draft),
-// invoice.finalized (open), then invoice.paid or invoice.payment_failed.
+// billing the prorations still pending for it, stored, and announced as Stripe announces a new
+// invoice: invoice.created (the draft), invoice.finalized (open), then invoice.paid or
+// invoice.payment_failed.
 import type Stripe from 'stripe';
 import type { Unit } from './context.ts';
 import { takeInvoiceNumber } from './objects/customers.ts';

@@ -24,7 +24,7 @@ export interface ItemChange {
   /** The subscription item, as `items[0][id]` names it. */
   item: string;
   price?: string;
-  /** Without it the item keeps its quantity, unless its price changes: then it is 1, as at Stripe. */
+  /** Without it the item keeps its quantity, unless its price changes: then 1, as at Stripe. */
   quantity?: number;
   proration: ProrationBehavior;
 }
@@ -47,8 +47,8 @@ async function withChangedItem(
 }
 
 /**
- * Stores `edited` (`before` with its own fields updated) with its item changed, the prorations
- * the change makes, and the events: customer.subscription.updated, then the invoice's if one is made.
+ * Stores `edited` (`before` with its own fields updated) with its item changed, the prorations the
+ * change makes, and the events: customer.subscription.updated, then the invoice's if one is made.
  */
 export async function changeItem(
   unit: Unit,

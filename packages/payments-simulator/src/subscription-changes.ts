@@ -1,9 +1,9 @@
 // Changes a person or the API makes to a subscription: field updates, item changes (item-change.ts)
 // and scheduled cancellations (customer.subscription.updated when something changed), cancel now
 // (...deleted), and the portal's plan switch that bills the prorations at once (invoice.created,
-// .finalized, .paid). A cancellation is
-// scheduled either of Stripe's ways: `cancel_at` (the flexible billing mode's, what Stripe's portal
-// does for the pinned API version) or the classic `cancel_at_period_end`, which sets cancel_at too.
+// .finalized, .paid). A cancellation is scheduled either of Stripe's ways: `cancel_at` (the
+// flexible billing mode's, what Stripe's portal does for the pinned API version) or the classic
+// `cancel_at_period_end`, which sets cancel_at too.
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';

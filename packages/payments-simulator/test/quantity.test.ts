@@ -37,7 +37,7 @@ describe(`subscription quantities (${databaseLabel})`, () => {
     await markerDelivered(stack); // the checkout's events are in
     return { customer, subscription: await stack.stripe.subscriptions.retrieve(id) };
   }
-  /** The events sent from `start` on: `count` of them, and a later marker's showing no more came. */
+  /** The `count` events sent from `start` on, a later marker's showing that no more came. */
   async function eventsSince(start: number, count: number): Promise<Stripe.Event[]> {
     await stack.receiver.waitFor(start + count);
     await markerDelivered(stack);

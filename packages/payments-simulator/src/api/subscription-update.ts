@@ -95,7 +95,7 @@ function withDetails(subscription: Subscription, details: FormObject): Subscript
 }
 
 interface Update {
-  /** What the update does to the subscription's own fields; it may refuse the subscription as it is. */
+  /** What it does to the subscription's own fields; it may refuse the subscription as it is. */
   change: (before: Subscription) => Subscription;
   /** What it does to the subscription's item, if anything. */
   item: ItemChange | undefined;
