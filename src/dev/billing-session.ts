@@ -26,19 +26,6 @@ export function presentedToken(request: FastifyRequest): string | null {
   return posted !== '' ? posted : cookieToken(request);
 }
 
-/**
- * The subject the presented token names, unverified: the key of the forms' rate limit. A forged
- * subject buys nothing: a request whose token fails verification does nothing.
- */
-export function presentedSubject(request: FastifyRequest): string {
-  const token = presentedToken(request);
-  try {
-    return token === null ? 'nobody' : String(decodeJwt(token).sub ?? 'nobody');
-  } catch {
-    return 'nobody';
-  }
-}
-
 /** Kept no longer than the token is good. Cookies ignore ports: every server on this host name gets it on /billing. */
 export function remember(reply: FastifyReply, token: string): void {
   const lifetime = Math.max(1, Number(decodeJwt(token).exp ?? 0) - Math.floor(Date.now() / 1000));

@@ -20,9 +20,21 @@ input{width:100%;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}</style></head>
 <body><h1>${escapeHtml(title)}</h1>${body}${LINKS}</body></html>`;
 }
 
-/** Acts for the person signed in on /billing (billing-account-pages.ts), who is asked to sign in first otherwise. */
-export const START_CHECKOUT =
-  '<form method="post" action="/billing/checkout"><button type="submit">Start a checkout</button></form>';
+const postButton = (path: string, label: string) =>
+  `<form method="post" action="${path}"><button type="submit">${label}</button></form>`;
+
+// Each acts for the person signed in on /billing (billing-forms.ts), who is asked to sign in first otherwise.
+export const START_CHECKOUT = postButton('/billing/checkout', 'Start a checkout');
+export const PORTAL_BUTTON = postButton('/billing/portal', 'Open the billing portal');
+export const SIGN_OUT = postButton('/billing/sign-out', 'Sign out');
+
+export const SIGN_IN = `<p>Sign in with a development token to start a checkout or manage your subscription.</p>
+<form method="post" action="/billing/portal"><label for="token">Your access token</label>
+<input id="token" name="token" type="password" autocomplete="off" required>
+<button type="submit" formaction="/billing/checkout">Start a checkout</button> <button type="submit">Open the billing portal</button></form>
+<p><small>Development only: get a token with <code>npm run token -- --sub alice --email alice@example.com</code>
+(it is made for this service, whatever its port). This browser keeps it until it closes.
+A front end calls <code>POST /api/v1/billing/checkout</code> and <code>/portal</code> with the user's token instead.</small></p>`;
 
 export const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
