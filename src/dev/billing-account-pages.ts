@@ -38,8 +38,6 @@ export interface BillingAccountServices {
   verifier: TokenVerifier;
   policy: TierPolicy;
   simulatorUrl: string;
-  /** The development issuer, to say which one a refused token should have named. */
-  issuer: string | null;
 }
 
 /** The tier's entitlements and the subscription's status, as GET /api/v1/billing/subscription says them. */
@@ -76,7 +74,7 @@ export function billingAccountPages(services: BillingAccountServices): FastifyPl
         return reply.headers(HEADERS).send(page('Billing', await accountPage(services, principal)));
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        return refusalPage(reply, domainRefusal(error, services.issuer));
+        return refusalPage(reply, domainRefusal(error));
       }
     });
     app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) =>

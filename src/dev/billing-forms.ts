@@ -46,9 +46,9 @@ export interface Refusal {
 }
 
 /** Why the domain refused, in words, and what the person can do next. */
-export function domainRefusal(error: DomainError, issuer: string | null): Refusal {
+export function domainRefusal(error: DomainError): Refusal {
   const status = statusOf(error);
-  if (status === 401) return { status, words: refusalInWords(error, issuer), next: SIGN_IN };
+  if (status === 401) return { status, words: refusalInWords(error), next: SIGN_IN };
   const next =
     error.code === 'nothing_to_manage'
       ? START_CHECKOUT
@@ -59,12 +59,8 @@ export function domainRefusal(error: DomainError, issuer: string | null): Refusa
 }
 
 /** A refusal in words, or null for a failure of the service itself (left to the app's handler). */
-function refusalOf(
-  error: FastifyError,
-  reply: FastifyReply,
-  issuer: string | null,
-): Refusal | null {
-  if (error instanceof DomainError) return domainRefusal(error, issuer);
+function refusalOf(error: FastifyError, reply: FastifyReply): Refusal | null {
+  if (error instanceof DomainError) return domainRefusal(error);
   if (error.statusCode === 429)
     return {
       status: 429,
@@ -78,9 +74,9 @@ function refusalOf(
 }
 
 /** A refused post answers a page saying why and what next; the token it carried is not shown back. */
-function explainRefusals(app: FastifyInstance, issuer: string | null): void {
+function explainRefusals(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const refusal = refusalOf(error, reply, issuer);
+    const refusal = refusalOf(error, reply);
     if (refusal === null) throw error;
     // As the API logs its 401s: why, for whoever sets up an identity provider; never the token.
     if (refusal.status === 401)
@@ -123,7 +119,7 @@ function redirectToProviderPage(
 export function billingForms(services: BillingAccountServices): FastifyPluginAsync {
   return async (app) => {
     acceptSameSiteForms(app);
-    explainRefusals(app, services.issuer);
+    explainRefusals(app);
     redirectToProviderPage(app, services, {
       path: '/billing/portal',
       operation: 'portal',

@@ -62,11 +62,7 @@ export async function signIn(
 }
 
 /** Why a token was refused, for the person who pasted it. */
-export function refusalInWords(error: DomainError, issuer: string | null): string {
+export function refusalInWords(error: DomainError): string {
   const reason = typeof error.details.reason === 'string' ? `: ${error.details.reason}` : '';
-  const expected =
-    issuer !== null && reason.includes('wrong issuer')
-      ? ` (this service's issuer is "${issuer}")`
-      : '';
-  return `${error.message}${reason}${expected}.`;
+  return `${error.message}${reason}.`;
 }

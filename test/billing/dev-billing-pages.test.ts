@@ -4,6 +4,7 @@
 // exists when a real provider is configured.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 
@@ -160,14 +161,18 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
   });
 
   test('a refused token is explained in words and forgotten', async () => {
-    const otherPort = await t.token('loop-elsewhere', undefined, {
+    // Another DATA_DIR's development identity provider: its own key, its own port in the issuer.
+    const elsewhere = await signToken(await generateSigningKey(), {
+      sub: 'loop-elsewhere',
+      email: 'loop-elsewhere@example.com',
       issuer: 'http://127.0.0.1:8000/dev/idp',
+      audience: t.config.identity.audience,
     });
-    const refused = await post('/billing/checkout', { token: otherPort });
+    const refused = await post('/billing/checkout', { token: elsewhere });
     assert.equal(refused.statusCode, 401);
     assert.match(
       refused.body,
-      /Invalid token: wrong issuer: token says &quot;http:\/\/127\.0\.0\.1:8000\/dev\/idp&quot; \(this service&#39;s issuer is &quot;http:\/\/127\.0\.0\.1:0\/dev\/idp&quot;\)/,
+      /Invalid token: wrong issuer: token says &quot;http:\/\/127\.0\.0\.1:8000\/dev\/idp&quot;, expected &quot;http:\/\/127\.0\.0\.1:0\/dev\/idp&quot;\./,
     );
     const expired = await t.app.inject({
       method: 'GET',
