@@ -61,6 +61,7 @@ export async function startSimulatorInService(
         verifier,
         simulatorUrl: simulator.url,
         perUserPerMinute: config.checkoutRateLimit,
+        trialRequiresCard: config.trialRequiresCard,
         localNames: config.localNames,
       }),
     async close() {

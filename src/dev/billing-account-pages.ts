@@ -1,9 +1,9 @@
 // Development only: `/billing`, where a person signed in with a development token
-// (billing-session.ts) sees their tier in words and, through its forms (billing-forms.ts), starts a
-// checkout and opens the billing portal with the same services as the API, so the whole loop runs
-// in a browser alone. In production a front end calls those operations itself.
+// (billing-session.ts) sees their account at once (tier, subscription in words, features and
+// limits) and, through its forms (billing-forms.ts), starts a checkout and opens the billing portal
+// with the same services as the API, so the whole loop runs in a browser alone. In production a
+// front end calls those operations itself.
 import type { FastifyPluginAsync } from 'fastify';
-import type { TierPolicy } from '../domain/billing/tier.ts';
 import type { CheckoutService } from '../domain/billing/checkout-service.ts';
 import type { PortalService } from '../domain/billing/portal-service.ts';
 import type {
@@ -14,17 +14,20 @@ import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import type { UserService } from '../domain/users/user-service.ts';
-import { accountView } from './account-words.ts';
-import { billingForms, domainRefusal, refusalPage } from './billing-forms.ts';
-import { presentedToken, signIn } from './billing-session.ts';
+import { statusOf } from '../http/error-handler.ts';
+import { accountView, type AccountPolicy, type AccountView } from './account-words.ts';
+import { billingForms, domainRefusalInWords } from './billing-forms.ts';
+import { presentedToken, signIn, takeNotice, type Notice } from './billing-session.ts';
 import {
   escapeHtml,
   HEADERS,
   page,
+  paragraphs,
   PORTAL_BUTTON,
   SIGN_IN,
   SIGN_OUT,
   START_CHECKOUT,
+  tierHtml,
 } from './page-layout.ts';
 
 export interface BillingAccountServices {
@@ -36,45 +39,58 @@ export interface BillingAccountServices {
   /** What GET /billing/subscription answers: the status and the tier's features and limits. */
   summaries: SubscriptionSummaryService;
   verifier: TokenVerifier;
-  policy: TierPolicy;
+  policy: AccountPolicy;
   simulatorUrl: string;
 }
 
-/** The tier's entitlements and the subscription's status, as GET /api/v1/billing/subscription says them. */
-function entitlementsHtml(summary: SubscriptionSummary): string {
+/** What a checkout would sell now, said beside "no subscription" (GET /billing/subscription's plan). */
+const nextCheckout = (summary: SubscriptionSummary) =>
+  `A checkout sells ${summary.plan}${summary.trial_eligible ? ', with a free trial first' : ''}.`;
+
+/** The account as GET /api/v1/billing/subscription says it, and the subscription in words. */
+function accountHtml(principal: Principal, view: AccountView, summary: SubscriptionSummary) {
   const features = summary.features.length === 0 ? 'none' : summary.features.join(', ');
   const limits = Object.entries(summary.limits)
     .map(([name, limit]) => `${name} ${limit === null ? 'unlimited' : limit}`)
     .join(', ');
   const status = summary.subscription
-    ? `<p>Subscription status: <span id="status">${escapeHtml(summary.subscription.status)}</span>.</p>`
+    ? `<p>Provider status: <span id="status">${escapeHtml(summary.subscription.status)}</span></p>`
     : '';
-  return `${status}<p>Features: <span id="features">${escapeHtml(features)}</span>. Limits: <span id="limits">${escapeHtml(limits || 'none')}</span>.</p>`;
+  const words = view.canCheckout ? [...view.status, nextCheckout(summary)] : view.status;
+  const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;
+  return `<p>Signed in as <b>${escapeHtml(principal.idpId)}</b> (${escapeHtml(principal.email)}).</p>
+<dl class="account"><dt>Tier</dt><dd>${tierHtml(view.tier, 'tier')}</dd>
+<dt>Subscription</dt><dd>${paragraphs(words)}${status}</dd>
+<dt>Features</dt><dd id="features">${escapeHtml(features)}</dd>
+<dt>Limits</dt><dd id="limits">${escapeHtml(limits || 'none')}</dd></dl>
+<div class="actions">${buttons}${SIGN_OUT}</div>`;
 }
 
-async function accountPage(
-  services: BillingAccountServices,
-  principal: Principal,
-): Promise<string> {
-  const view = accountView(await services.users.currentUser(principal), services.policy);
+async function accountPage(services: BillingAccountServices, principal: Principal) {
+  const user = await services.users.currentUser(principal);
   const summary = await services.summaries.summary(principal);
-  const status = view.status.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
-  const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;
-  return `<p>Signed in as <b>${escapeHtml(principal.idpId)}</b> (${escapeHtml(principal.email)}). Your tier: <span class="tier">${escapeHtml(view.tier)}</span>.</p>
-${status}${entitlementsHtml(summary)}<div class="actions">${buttons}</div>${SIGN_OUT}`;
+  return accountHtml(principal, accountView(user, services.policy), summary);
 }
+
+const noticeHtml = (notice: Notice | null) =>
+  notice === null ? '' : `<p class="${notice.kind}">${escapeHtml(notice.text)}</p>`;
 
 export function billingAccountPages(services: BillingAccountServices): FastifyPluginAsync {
   return async (app) => {
     app.get('/billing', { schema: { hide: true } }, async (request, reply) => {
-      if (presentedToken(request) === null)
-        return reply.headers(HEADERS).send(page('Billing', SIGN_IN));
+      const notice = noticeHtml(takeNotice(request, reply));
+      reply.headers(HEADERS);
+      if (presentedToken(request) === null) return page('Billing', `${notice}${SIGN_IN}`);
       try {
         const principal = await signIn(request, reply, services.verifier);
-        return reply.headers(HEADERS).send(page('Billing', await accountPage(services, principal)));
+        return page('Billing', `${notice}${await accountPage(services, principal)}`);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        return refusalPage(reply, domainRefusal(error));
+        const status = statusOf(error);
+        const refused = noticeHtml({ kind: 'error', text: domainRefusalInWords(error) });
+        return reply
+          .status(status)
+          .send(page('Billing', `${refused}${status === 401 ? SIGN_IN : ''}`));
       }
     });
     app.get('/billing/dashboard', { schema: { hide: true } }, async (_request, reply) =>

@@ -1,24 +1,17 @@
-// Development only: the forms of `/billing` (billing-account-pages.ts), which start a checkout or
-// open the billing portal for the person signed in, through the same services as the API. A post
-// goes through three gates in this order, so one that is not the person's own costs nothing: a
-// cross-site post is refused; the token is verified; only then the per-user limit counts it, under
-// the verified subject and together with the API's count of the same operation.
+// Development only: the forms of `/billing` (billing-account-pages.ts): sign in, start a checkout,
+// open the billing portal, sign out. A post goes through three gates in this order, so one that is
+// not the person's own costs nothing: a cross-site post is refused; the token is verified; only
+// then the per-user limit counts it, under the verified subject and together with the API's count
+// of the same operation. A post ends in a redirect (post-redirect-get): to the provider's page, or
+// back to /billing, which says what came of it, so a reload never posts again.
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { perUserLimit } from '../http/per-user-limit.ts';
 import type { BillingAccountServices } from './billing-account-pages.ts';
-import { forget, refusalInWords, signIn } from './billing-session.ts';
-import {
-  crossSite,
-  escapeHtml,
-  HEADERS,
-  page,
-  PORTAL_BUTTON,
-  SIGN_IN,
-  START_CHECKOUT,
-} from './page-layout.ts';
+import { forget, leaveNotice, refusalInWords, signIn, type Notice } from './billing-session.ts';
+import { crossSite, escapeHtml, HEADERS, page } from './page-layout.ts';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
@@ -38,58 +31,46 @@ function acceptSameSiteForms(app: FastifyInstance): void {
   });
 }
 
-export interface Refusal {
-  status: number;
-  words: string;
-  /** What the person can do next: a form. */
-  next: string;
-}
+/** Why the domain refused, in words: for a token, what the verifier said. */
+export const domainRefusalInWords = (error: DomainError): string =>
+  statusOf(error) === 401 ? refusalInWords(error) : `${error.message}.`;
 
-/** Why the domain refused, in words, and what the person can do next. */
-export function domainRefusal(error: DomainError): Refusal {
-  const status = statusOf(error);
-  if (status === 401) return { status, words: refusalInWords(error), next: SIGN_IN };
-  const next =
-    error.code === 'nothing_to_manage'
-      ? START_CHECKOUT
-      : error.code === 'subscription_active'
-        ? PORTAL_BUTTON
-        : '';
-  return { status, words: `${error.message}.`, next };
-}
-
-/** A refusal in words, or null for a failure of the service itself (left to the app's handler). */
-function refusalOf(error: FastifyError, reply: FastifyReply): Refusal | null {
-  if (error instanceof DomainError) return domainRefusal(error);
-  if (error.statusCode === 429)
-    return {
-      status: 429,
-      words: `Too many tries this minute: try again in ${String(reply.getHeader('retry-after') ?? 60)} seconds.`,
-      next: '',
-    };
+/** What a refused post is told on /billing; null for a failure of the service itself. */
+function refusalOf(error: FastifyError): string | null {
+  if (error instanceof DomainError) return domainRefusalInWords(error);
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return { status: 413, words: 'What was posted is too long to be a token.', next: SIGN_IN };
+    return 'What was posted is too long to be a token.';
   const status = error.statusCode ?? 500;
-  return status >= 400 && status < 500 ? { status, words: error.message, next: SIGN_IN } : null;
+  return status >= 400 && status < 500 ? `${error.message}.` : null;
 }
 
-/** A refused post answers a page saying why and what next; the token it carried is not shown back. */
+const backToBilling = (reply: FastifyReply, notice: Notice) => {
+  leaveNotice(reply, notice);
+  return reply.redirect('/billing', 303);
+};
+
+/**
+ * A refused post goes back to /billing, which says why (a 401 logged as the API logs it). Past the
+ * per-user limit the answer stays the limiter's 429 with Retry-After, as a page at the post's URL:
+ * reloading it is trying again, which is what the page says to do.
+ */
 function explainRefusals(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const refusal = refusalOf(error, reply);
-    if (refusal === null) throw error;
-    // As the API logs its 401s: why, for whoever sets up an identity provider; never the token.
-    if (refusal.status === 401)
-      request.log.info({ reason: (error as DomainError).details.reason }, 'authentication refused');
-    return refusalPage(reply, refusal);
+    if (error.statusCode === 429) {
+      const wait = String(reply.getHeader('retry-after') ?? 60);
+      const words = `Too many tries this minute: try again in ${wait} seconds.`;
+      return reply
+        .status(429)
+        .headers(HEADERS)
+        .send(page('Billing', `<p class="error">${escapeHtml(words)}</p>`));
+    }
+    const words = refusalOf(error);
+    if (words === null) throw error;
+    if (error instanceof DomainError && statusOf(error) === 401)
+      request.log.info({ reason: error.details.reason }, 'authentication refused');
+    return backToBilling(reply, { kind: 'error', text: words });
   });
 }
-
-export const refusalPage = (reply: FastifyReply, { status, words, next }: Refusal) =>
-  reply
-    .status(status)
-    .headers(HEADERS)
-    .send(page('Billing', `<p class="error">${escapeHtml(words)}</p>${next}`));
 
 /** A form post that acts for the signed-in person and sends the browser to the provider's page. */
 interface ProviderPageForm {
@@ -120,6 +101,11 @@ export function billingForms(services: BillingAccountServices): FastifyPluginAsy
   return async (app) => {
     acceptSameSiteForms(app);
     explainRefusals(app);
+    const hidden = { schema: { hide: true } };
+    app.post('/billing/sign-in', hidden, async (request, reply) => {
+      await signIn(request, reply, services.verifier);
+      return reply.redirect('/billing', 303);
+    });
     redirectToProviderPage(app, services, {
       path: '/billing/portal',
       operation: 'portal',
@@ -130,9 +116,9 @@ export function billingForms(services: BillingAccountServices): FastifyPluginAsy
       operation: 'checkout',
       open: (principal) => services.checkout.start(principal, {}),
     });
-    app.post('/billing/sign-out', { schema: { hide: true } }, async (_request, reply) => {
+    app.post('/billing/sign-out', hidden, async (_request, reply) => {
       forget(reply);
-      return reply.redirect('/billing', 303);
+      return backToBilling(reply, { kind: 'info', text: 'You are signed out.' });
     });
   };
 }
