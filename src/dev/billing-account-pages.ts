@@ -54,7 +54,7 @@ function accountHtml(principal: Principal, view: AccountView, summary: Subscript
     .map(([name, limit]) => `${name} ${limit === null ? 'unlimited' : limit}`)
     .join(', ');
   const status = summary.subscription
-    ? `<p>Provider status: <span id="status">${escapeHtml(summary.subscription.status)}</span></p>`
+    ? `<p class="muted">Provider status: <span id="status">${escapeHtml(summary.subscription.status)}</span></p>`
     : '';
   const words = view.canCheckout ? [...view.status, nextCheckout(summary)] : view.status;
   const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;

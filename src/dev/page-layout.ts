@@ -23,8 +23,8 @@ ${refresh ? '<meta http-equiv="refresh" content="2">' : ''}
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
 h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}.tier.free{color:#52606d}
 .links{margin-top:2rem;font-size:.9rem}.error,.info{padding:.5rem .75rem;border-radius:4px}
-.error{color:#8a1c1c;background:#fdecec}.info{background:#eef2f6}
-dl.account{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dl.account dt{color:#52606d}dl.account dd{margin:0}
+.error{color:#8a1c1c;background:#fdecec}.info{background:#eef2f6}.muted{color:#52606d;font-size:.9rem}
+dl.account{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dl.account dt{color:#52606d}dl.account dd{margin:0}dl.account dd p{margin:0 0 .4rem}
 .actions{display:flex;gap:.5rem;margin:1.2rem 0}.actions form{margin:0}
 input{width:100%;box-sizing:border-box;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}`;
 
