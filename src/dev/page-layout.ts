@@ -1,6 +1,6 @@
 // The frame of the service's development pages: one escaping helper, one small stylesheet, the
-// links every page ends with, the security headers, and the check that a form post comes from
-// these pages themselves.
+// links every page ends with, the buttons and the sign-in form they share, the security headers,
+// and the check that a form post comes from these pages themselves.
 import type { FastifyRequest } from 'fastify';
 import { FREE_TIER } from '../domain/billing/tier.ts';
 
