@@ -8,6 +8,7 @@ import type { Principal } from '../../domain/model.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
 import { ExpiringEntries } from './expiring-entries.ts';
+import { issuerMismatch } from './issuer-first.ts';
 import type { UserinfoAnswer } from './oidc-issuer.ts';
 import { refusalReason } from './refusal-reason.ts';
 
@@ -90,6 +91,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   }
   return {
     async verify(token: string): Promise<Principal> {
+      const mismatch = issuerMismatch(token, options.issuer);
+      if (mismatch !== null) throw invalid(mismatch);
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, options.keys, verifyOptions));

@@ -1,10 +1,32 @@
 // token: prints an access token from the embedded development identity provider, and nothing
-// else, so `TOKEN=$(npm run -s token -- --sub alice --email alice@example.com)` works.
+// else, so `TOKEN=$(npm run -s token -- --sub alice --email alice@example.com)` works. Bare
+// `npm run token` is for a default development user, said on stderr.
 import { devIssuerUrl, loadOrCreateSigningKey, signToken } from '../../dev/identity-provider.ts';
 import { runningService } from '../../process/service-record.ts';
-import { cliConfig, requiredOption, UsageError, type Command } from '../command.ts';
+import {
+  cliConfig,
+  optionalOption,
+  UsageError,
+  type Command,
+  type CommandInput,
+  type CommandIo,
+} from '../command.ts';
 
 const MAX_TTL = 366 * 86_400;
+/** Whom a token is for when no --sub is given. */
+const DEFAULT_SUBJECT = 'dev-user';
+const emailOf = (sub: string) => `${sub}@example.com`;
+
+/** The subject and e-mail asked for, each defaulted; a default is said on stderr, never stdout. */
+function identityOf(input: CommandInput, io: CommandIo): { sub: string; email: string } {
+  const sub = optionalOption(input, 'sub') ?? DEFAULT_SUBJECT;
+  const email = optionalOption(input, 'email') ?? emailOf(sub);
+  if (input.values.sub === undefined || input.values.email === undefined)
+    io.progress(
+      `token for sub "${sub}", e-mail ${email} (--sub <subject> --email <address> for another user)`,
+    );
+  return { sub, email };
+}
 
 function ttlSeconds(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_TTL)
@@ -16,15 +38,15 @@ function ttlSeconds(raw: string): number {
 
 export const tokenCommand: Command = {
   name: 'token',
-  usage: '--sub <subject> --email <address> [--ttl <seconds>]',
+  usage: '[--sub <subject>] [--email <address>] [--ttl <seconds>]',
   summary: 'print an access token from the development identity provider',
   help: [
     'Signs a token with the development signing key under DATA_DIR, for the issuer and audience of the service',
     'running on that DATA_DIR (whatever its port), or, with none running, of one started with these HOST and PORT.',
     'Refused when IDP_ISSUER is set: tokens then come from that identity provider.',
     '',
-    "  --sub <subject>     the token's subject, which becomes the user's idp_id",
-    '  --email <address>   the e-mail claim',
+    `  --sub <subject>     the token's subject, which becomes the user's idp_id; default ${DEFAULT_SUBJECT}`,
+    `  --email <address>   the e-mail claim; default <subject>@example.com`,
     '  --ttl <seconds>     lifetime, default 3600',
   ].join('\n'),
   options: {
@@ -34,8 +56,7 @@ export const tokenCommand: Command = {
   },
   positionals: [],
   async run(input, io) {
-    const sub = requiredOption(input, 'sub');
-    const email = requiredOption(input, 'email');
+    const { sub, email } = identityOf(input, io);
     const ttl = ttlSeconds(String(input.values.ttl));
     const config = cliConfig();
     if (config.identity.kind !== 'dev')
