@@ -22,7 +22,8 @@ export { isLoopback } from './config/build.ts';
 
 /** A database this process connects to as it is. */
 export type ReachableDatabaseConfig =
-  { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite' }; // PGlite: in memory
+  | { kind: 'postgres'; url: string; poolSize: number; preparedStatements?: boolean }
+  | { kind: 'pglite' }; // PGlite: in memory
 
 /** Or the embedded PostgreSQL under DATA_DIR, which its owner starts first (adapters/database/open.ts). */
 export type DatabaseConfig =

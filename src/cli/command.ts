@@ -43,10 +43,12 @@ export class UsageError extends Error {
   }
 }
 
-export function requiredOption(input: CommandInput, name: string): string {
+/** The option's text, or null when it is not given; given empty, a usage error. */
+export function optionalOption(input: CommandInput, name: string): string | null {
   const value = input.values[name];
+  if (value === undefined) return null;
   if (typeof value !== 'string' || value.trim() === '')
-    throw new UsageError(`--${name} is required`);
+    throw new UsageError(`--${name} must not be empty`);
   return value;
 }
 

@@ -28,9 +28,10 @@ export const isLoopback = (host: string): boolean =>
 function database(settings: Settings, dataDir: string): DatabaseConfig {
   const { DATABASE_URL: url, DATABASE_POOL_SIZE: poolSize } = settings;
   if (url === IN_MEMORY) return { kind: 'pglite' };
+  const preparedStatements = settings.DATABASE_PREPARED_STATEMENTS;
   return url === undefined
     ? { kind: 'embedded', dataDir, poolSize }
-    : { kind: 'postgres', url, poolSize };
+    : { kind: 'postgres', url, poolSize, preparedStatements };
 }
 
 function identity(settings: Settings): IdentityConfig {

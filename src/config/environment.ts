@@ -43,6 +43,10 @@ export const ENVIRONMENT = Type.Object({
     default: 10,
     description: 'PostgreSQL connections per process',
   }),
+  DATABASE_PREPARED_STATEMENTS: flag({
+    default: false,
+    description: 'named statements: only on a direct connection, never through a pooler',
+  }),
   IDP_ISSUER: Type.Optional(
     httpUrl({ description: `the tokens' iss; unset: the development identity provider` }),
   ),

@@ -26,6 +26,10 @@ export interface LinePart {
   amount: number;
   description: string;
   period: { start: number; end: number };
+  /** The quantity it bills for; the item's when not given. */
+  quantity?: number;
+  /** The pending invoice item it bills (a proration made earlier), if any. */
+  invoiceItem?: string;
 }
 
 function money(amount: number): string {
@@ -51,7 +55,7 @@ export function lineOf(
 ): Stripe.InvoiceLineItem {
   const item = itemOf(subscription);
   const price = part?.price ?? item.price;
-  const quantity = item.quantity ?? 1;
+  const quantity = part?.quantity ?? item.quantity ?? 1;
   const amount = part?.amount ?? (price.unit_amount ?? 0) * quantity;
   const product = typeof price.product === 'string' ? price.product : price.product.id;
   const tier = price.lookup_key ?? product;
@@ -72,7 +76,7 @@ export function lineOf(
     parent: {
       invoice_item_details: null,
       subscription_item_details: {
-        invoice_item: null,
+        invoice_item: part?.invoiceItem ?? null,
         proration: part !== undefined,
         proration_details: { credited_items: null },
         subscription: subscription.id,
@@ -130,7 +134,8 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
   const lines = (input.lines?.(id) ?? [lineOf(id, input.subscription)]).map((each) =>
     adjusted(each, adjustments),
   );
-  const line = lines[0]!;
+  // The item's period is the last line's: any prorations billed with it come first.
+  const line = lines.at(-1)!;
   const subtotal = sum(lines.map((each) => each.amount));
   const discount = sum(lines.flatMap((each) => (each.discount_amounts ?? []).map((d) => d.amount)));
   const tax = sum(lines.flatMap((each) => (each.taxes ?? []).map((t) => t.amount)));

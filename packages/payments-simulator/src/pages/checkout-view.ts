@@ -100,7 +100,7 @@ export function renderCheckout(view: CheckoutView): Html {
       <p class="muted small"><span class="badge test">TEST MODE</span> Payments Simulator</p>
       <p class="muted">Subscribe to ${product?.name ?? price.id}</p>
       ${headline}
-      ${line.quantity > 1 ? html`<p>Quantity ${line.quantity} · ${perMonth} per month in total</p>` : ''}
+      ${line.quantity > 1 ? html`<p class="quantity">${line.quantity} × ${product?.name ?? price.id} · ${perMonth} per month in total</p>` : ''}
       <p class="muted small">${product?.description ?? ''}</p>
       ${offerLines(view)}
     </section>

@@ -110,7 +110,7 @@ function subscriptionsTable(
         ${subscriptions.map((s) => {
           const item = itemOf(s);
           return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
-            <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
+            <td>${item.quantity ?? 1} × ${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
             <td>${statusOf(s)}</td>
             <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s, s.default_payment_method !== null || customerCard.get(String(s.customer)) === true)}${driftButtonsFor(s, prices)}</td></tr>`;
         })}

@@ -37,7 +37,7 @@ function button(session: string, { action, label, fields, style = '' }: Button):
 }
 
 function subscriptionCard(view: PortalView, subscription: Stripe.Subscription): Html {
-  const { price, current_period_end: end } = itemOf(subscription);
+  const { price, quantity = 1, current_period_end: end } = itemOf(subscription);
   const id = view.session.id;
   const sub = { subscription: subscription.id };
   const cancels = scheduledEnd(subscription);
@@ -55,7 +55,15 @@ function subscriptionCard(view: PortalView, subscription: Stripe.Subscription): 
   return html`<div class="card subscription" data-subscription="${subscription.id}" style="margin-bottom:14px">
     <h2 style="margin-top:0"><span class="plan">${planName(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>
     <p><strong>${money(price.unit_amount, price.currency)}</strong> per month · ${renewal}</p>
+    ${quantity === 1 ? '' : html`<p class="quantity">Quantity ${quantity} · ${money((price.unit_amount ?? 0) * quantity, price.currency)} per month in total</p>`}
     <p>${buttons}</p></div>`;
+}
+
+/** An invoice's lines, each with its amount, when it bills prorations (a plan or quantity change). */
+function prorationLines(invoice: Stripe.Invoice): Html | '' {
+  const lines = invoice.lines.data;
+  if (!lines.some((line) => line.parent?.subscription_item_details?.proration)) return '';
+  return html`<ul class="lines">${lines.map((line) => html`<li>${line.description ?? ''}: ${money(line.amount, line.currency)}</li>`)}</ul>`;
 }
 
 export function renderPortal(view: PortalView): Html {
@@ -80,7 +88,7 @@ export function renderPortal(view: PortalView): Html {
         <select name="card">${cards}</select> <button type="submit">Update card</button></form></div>
     <h2>Invoice history</h2>
     <table><tr><th>Date</th><th>Amount</th><th>Status</th><th>Reason</th></tr>
-    ${view.invoices.map((i) => html`<tr><td class="small">${dateOf(i.created)}</td><td>${money(i.total, i.currency)}</td><td><span class="badge ${i.status ?? ''}">${i.status}</span></td><td class="small muted">${(i.billing_reason ?? '').replaceAll('_', ' ')}</td></tr>`)}
+    ${view.invoices.map((i) => html`<tr><td class="small">${dateOf(i.created)}</td><td>${money(i.total, i.currency)}</td><td><span class="badge ${i.status ?? ''}">${i.status}</span></td><td class="small muted">${(i.billing_reason ?? '').replaceAll('_', ' ')}${prorationLines(i)}</td></tr>`)}
     ${view.invoices.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
   </main>`;
 }
