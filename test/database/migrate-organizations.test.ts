@@ -1,4 +1,4 @@
-// Migration 009 (organisations) on a database an earlier release filled: every user, subscription
+// Migration 010 (organisations) on a database an earlier release filled: every user, subscription
 // and checkout session is kept as a user's; a subscription or session belongs to exactly one
 // subject from then on; one trial per subject still holds (the database marks a user, and now an
 // organisation); a provider customer is never a user's and an organisation's at once.
@@ -21,7 +21,7 @@ import {
 const USER = '00000000-0000-4000-8000-000000000001';
 const NEVER = '00000000-0000-4000-8000-000000000002';
 
-describe(`migration 009, organisations (${databaseLabel})`, () => {
+describe(`migration 010, organisations (${databaseLabel})`, () => {
   let database: TestDatabase;
   let db: Database;
   let earlier: string;
@@ -30,9 +30,9 @@ describe(`migration 009, organisations (${databaseLabel})`, () => {
     db = await openDatabase(
       onPostgres ? { kind: 'postgres', url: database.url, poolSize: 2 } : { kind: 'pglite' },
     );
-    earlier = await mkdtemp(join(tmpdir(), 'migrations-before-009-'));
+    earlier = await mkdtemp(join(tmpdir(), 'migrations-before-010-'));
     for (const file of await readdir(projectPath('migrations')))
-      if (file < '009') await copyFile(projectPath('migrations', file), join(earlier, file));
+      if (file < '010') await copyFile(projectPath('migrations', file), join(earlier, file));
     await migrate(db, earlier);
     await db.exec(`
       INSERT INTO users (id, idp_id, email, payments_customer_id) VALUES
@@ -53,7 +53,7 @@ describe(`migration 009, organisations (${databaseLabel})`, () => {
   });
 
   test("applies after the earlier ones and keeps every row a user's", async () => {
-    const applied = (await readdir(projectPath('migrations'))).filter((f) => f >= '009').sort();
+    const applied = (await readdir(projectPath('migrations'))).filter((f) => f >= '010').sort();
     assert.deepEqual(await migrate(db), applied);
     assert.deepEqual(
       await db.query(

@@ -1,4 +1,4 @@
-// The seat engine's state per organisation (migrations/009: organization_seats).
+// The seat engine's state per organisation (migrations/010: organization_seats).
 import type { SeatsRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
 

@@ -56,7 +56,7 @@ export function usersRepository(db: SqlClient): UsersRepository {
     findByCustomerId: (customerId) => one(BY_CUSTOMER_ID, [customerId]),
     async linkCustomer(userId, customerId) {
       // Keeps an existing link, and never takes a customer already linked to someone else (a user
-      // or an organisation; migrations/009 refuses the second of two links racing across tables).
+      // or an organisation; migrations/010 refuses the second of two links racing across tables).
       const [row] = await db.query<{ payments_customer_id: string | null }>(
         `WITH linked AS (
            UPDATE users SET payments_customer_id = $2, updated_at = now()
