@@ -17,6 +17,8 @@ import type { Logger } from '../ports/logger.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { SeatWork, Store } from '../ports/store.ts';
+import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import { saveState } from '../webhooks/subscription-sync.ts';
 import { desiredSeats, type SeatSettings } from './desired-seats.ts';
 
 export interface SeatSyncTiming {
@@ -168,9 +170,25 @@ export class SeatSync {
       },
       'seat sync: quantity pushed',
     );
-    // Stored as of the second before the answer's: everything older is in it, and the update's own
-    // event (of the answer's second, or later) is then newer, so it applies without a read.
-    await applyListing({ store, log }, { value: [answer.value], readAt: answer.readAt - 1 });
+    await this.applyAnswer(subscription, answer);
+  }
+
+  /**
+   * The provider's answer to a push replaces the state seen before sending it (pushes for one
+   * organisation follow one another, so two in one second are still in order); a state another
+   * writer stored meanwhile is left to the ordering. Stored as of the second before the answer's:
+   * everything older is in it, and the update's own event is newer, so it applies without a read.
+   */
+  private async applyAnswer(seen: SubscriptionState, answer: ProviderRead<ProviderSubscription>) {
+    const { store, log } = this.deps;
+    const asOf = answer.readAt - 1;
+    const replaced = await store.transaction(async (tx) => {
+      const stored = await tx.subscriptions.findForUpdate(seen.id);
+      if (stored?.revision !== seen.revision) return false;
+      const next = { stored, next: answer.value, asOf: Math.max(asOf, stored.asOf), created: asOf };
+      return (await saveState({ tx, log }, next)) === 'saved';
+    });
+    if (!replaced) await applyListing({ store, log }, { value: [answer.value], readAt: asOf });
   }
 }
 
