@@ -92,11 +92,14 @@ export class SeatSync {
     return due.length;
   }
 
-  private next(): void {
+  /** The next look: at once after a full batch (more may be waiting), else after `everyMs`. */
+  private next(fullBatch = false): void {
     if (this.stopped) return;
-    const wait = this.timing.everyMs * (0.8 + 0.4 * Math.random());
+    const wait = fullBatch ? 0 : this.timing.everyMs * (0.8 + 0.4 * Math.random());
     this.timer = setTimeout(() => {
+      let taken = 0;
       this.looking = this.look()
+        .then((count) => void (taken = count))
         .catch((error: unknown) =>
           this.deps.log.warn(
             { err: messageOf(error) },
@@ -105,7 +108,7 @@ export class SeatSync {
         )
         .finally(() => {
           this.looking = null;
-          this.next();
+          this.next(taken === this.timing.batch);
         });
     }, wait);
     this.timer.unref();
