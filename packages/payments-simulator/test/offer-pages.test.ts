@@ -198,7 +198,7 @@ describe('offer prices on the simulator pages, in a browser', { skip }, () => {
     const charge = stripeCharge(offer);
     const portal = await stack.stripe.billingPortal.sessions.create({ customer });
     await page.goto(portal.url);
-    const price = words(await page.textContent('.subscription .price'));
+    const price = words(await page.textContent('.subscription .monthly'));
     const list = offer.code ? `${usd(charge.subtotal)} ` : '';
     const tax = offer.tax ? ` + ${usd(charge.tax)} tax` : '';
     assert.ok(price.startsWith(`${list}${usd(charge.net)} per month${tax} · `), price);

@@ -79,7 +79,7 @@ function promotionCodeForm(view: CheckoutView): Html | string {
   const action = `/checkout/${session.id}/promotion-code`;
   // The notice says a code was applied; the field says which, with a way to remove it.
   if (adjustments.discount !== null)
-    return html`<form method="post" action="${action}" class="inline">
+    return html`<form method="post" action="${action}" style="margin-bottom:14px">
       <input type="hidden" name="remove" value="1" />
       <span class="small">Promotion code <code>${adjustments.discount.promotionCode?.code ?? ''}</code></span>
       <button class="link" type="submit">Remove</button>

@@ -68,7 +68,7 @@ function subscriptionCard(
       : html`<p class="next">Next invoice ${money(next.invoice.total, price.currency)} on ${dateOf(next.at)}</p>`;
   return html`<div class="card subscription" data-subscription="${subscription.id}" style="margin-bottom:14px">
     <h2 style="margin-top:0"><span class="plan">${planName(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>
-    <p class="price">${perMonth(next.period, price.currency)} · ${renewal}</p>
+    <p class="monthly">${perMonth(next.period, price.currency)} · ${renewal}</p>
     ${next.adjustments.discount === null ? '' : html`<p class="discount">${discountName(next.adjustments.discount)}</p>`}
     ${quantity === 1 ? '' : html`<p class="quantity">Quantity ${quantity} · ${money((price.unit_amount ?? 0) * quantity, price.currency)} per month in total</p>`}
     ${upcoming}
