@@ -265,6 +265,25 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
       await post(`/_sim/subscriptions/${id}/renew`);
       await stripe.customers.update(customer.id, { name: 'Likeness' });
       await post(`/_sim/subscriptions/${id}/cancel-now`);
+      // A promotion code, automatic tax and two seats: discounts and taxes on every invoice,
+      // on a switch's prorations too.
+      const offered = await stripe.checkout.sessions.create({
+        mode: 'subscription',
+        customer: customer.id,
+        line_items: [{ price: 'price_sim_pro', quantity: 2 }],
+        success_url: 'https://app.example.test/ok',
+        discounts: [{ promotion_code: 'promo_sim_save20' }],
+        automatic_tax: { enabled: true },
+        customer_update: { address: 'auto' },
+      });
+      await post(`/checkout/${offered.id}/pay`);
+      const discounted = (await stripe.checkout.sessions.retrieve(offered.id))
+        .subscription as string;
+      await post(`/_sim/subscriptions/${discounted}/renew`);
+      await post(
+        `${new URL(portal.url).pathname}/switch`,
+        `subscription=${discounted}&price=price_sim_team`,
+      );
       await allDelivered(stripe); // the last deliveries landed
       return bodies.slice(start).map((body) => JSON.parse(body) as unknown);
     }

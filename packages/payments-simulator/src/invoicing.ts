@@ -8,6 +8,7 @@ import { takeInvoiceNumber } from './objects/customers.ts';
 import { buildInvoice, earlierStages, lineOf, type LinePart } from './objects/invoices.ts';
 import { adjustmentsOf } from './objects/offers.ts';
 import { customerIdOf } from './objects/subscriptions.ts';
+import type { Documents } from './store.ts';
 
 /** The customer's next invoice number; the customer, locked, is stored moved past it. */
 export async function nextInvoiceNumber(
@@ -40,8 +41,11 @@ export interface Pending {
 }
 
 /** The prorations the subscription's next invoice bills. */
-export async function pendingFor(unit: Unit, subscription: Stripe.Subscription): Promise<Pending> {
-  const found = await unit.docs.list<Stripe.InvoiceItem>(
+export async function pendingFor(
+  docs: Documents,
+  subscription: Stripe.Subscription,
+): Promise<Pending> {
+  const found = await docs.list<Stripe.InvoiceItem>(
     'invoiceitem',
     { ref: subscription.id, status: ['pending'] },
     { limit: ITEMS_PER_INVOICE },
@@ -51,7 +55,7 @@ export async function pendingFor(unit: Unit, subscription: Stripe.Subscription):
     items.map(async (item): Promise<LinePart> => {
       const billed = item.pricing!.price_details!.price;
       const priceId = typeof billed === 'string' ? billed : billed.id;
-      const price = await unit.docs.require<Stripe.Price>('price', priceId);
+      const price = await docs.require<Stripe.Price>('price', priceId);
       return {
         price: price.data,
         amount: item.amount,
@@ -59,14 +63,14 @@ export async function pendingFor(unit: Unit, subscription: Stripe.Subscription):
         period: item.period,
         quantity: item.quantity,
         invoiceItem: item.id,
+        proration: true,
       };
     }),
   );
   return {
     parts,
     async billedBy(invoiceId) {
-      for (const item of items)
-        await unit.docs.save('invoiceitem', { ...item, invoice: invoiceId });
+      for (const item of items) await docs.save('invoiceitem', { ...item, invoice: invoiceId });
     },
   };
 }
@@ -77,7 +81,7 @@ export async function invoiceFor(
   subscription: Stripe.Subscription,
   { paid, at, reason = 'subscription_cycle' }: PeriodInvoice,
 ): Promise<Stripe.Invoice> {
-  const pending = await pendingFor(unit, subscription);
+  const pending = await pendingFor(unit.docs, subscription);
   const taken = await nextInvoiceNumber(unit, customerIdOf(subscription));
   const invoice = buildInvoice({
     subscription,

@@ -8,6 +8,7 @@ import type { Unit } from './context.ts';
 import { noSuch } from './errors.ts';
 import { announceInvoice, nextInvoiceNumber, pendingFor } from './invoicing.ts';
 import { planOf } from './objects/catalog.ts';
+import type { Adjustments } from './objects/charge.ts';
 import type { LinePart } from './objects/invoices.ts';
 import { adjustmentsOf } from './objects/offers.ts';
 import { buildProrationInvoice, pendingInvoiceItem, prorationParts } from './objects/proration.ts';
@@ -63,8 +64,10 @@ export async function changeItem(
     return { subscription: changed, invoice: null };
   }
   const at = nowSeconds();
-  const parts = prorationParts(edited, changed, at);
-  if (change.proration === 'always_invoice') return invoiceAtOnce(unit, before, changed, parts, at);
+  const adjustments = await adjustmentsOf(unit.docs, before);
+  const parts = prorationParts(edited, changed, at, adjustments);
+  if (change.proration === 'always_invoice')
+    return invoiceAtOnce(unit, { before, changed, adjustments }, parts, at);
   for (const part of parts)
     await unit.docs.save('invoiceitem', pendingInvoiceItem(changed, part, at));
   await update(unit, before, changed);
@@ -73,12 +76,15 @@ export async function changeItem(
 
 async function invoiceAtOnce(
   unit: Unit,
-  before: Subscription,
-  changed: Subscription,
+  {
+    before,
+    changed,
+    adjustments,
+  }: { before: Subscription; changed: Subscription; adjustments: Adjustments },
   parts: LinePart[],
   at: number,
 ): Promise<Changed> {
-  const pending = await pendingFor(unit, changed);
+  const pending = await pendingFor(unit.docs, changed);
   const taken = await nextInvoiceNumber(unit, customerIdOf(changed));
   const invoice = buildProrationInvoice({
     subscription: changed,
@@ -86,7 +92,7 @@ async function invoiceAtOnce(
     at,
     number: taken.number,
     parts: [...pending.parts, ...parts],
-    adjustments: await adjustmentsOf(unit.docs, before),
+    adjustments,
   });
   const after: Subscription = { ...changed, latest_invoice: invoice.id };
   await unit.docs.save('invoice', invoice);

@@ -1,14 +1,14 @@
 // Prorations, when the subscription's item changes within its period (another price, another
 // quantity): a credit for the unused time on what the item was and a charge for the remaining time
-// on what it is, each for that side's price and quantity over the share of the period left,
-// rounded to the cent. They are billed at once on an invoice of their own ("prorate and invoice
-// immediately", Stripe's always_invoice), or kept as pending invoice items that the next invoice
-// bills (Stripe's default, create_prorations).
+// on what it is, each for that side's price and quantity over the share of the period left, net
+// of the subscription's discount (charge.ts). They are billed at once on an invoice of their own
+// ("prorate and invoice immediately", Stripe's always_invoice), or kept as pending invoice items
+// that the next invoice bills (Stripe's default, create_prorations).
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
 import { decimal, tierTitle } from './catalog.ts';
+import { itemAmount, proratedAmount, type Adjustments } from './charge.ts';
 import { buildInvoice, lineOf, type LinePart } from './invoices.ts';
-import type { Adjustments } from './offers.ts';
 import { customerIdOf, itemOf } from './subscriptions.ts';
 
 const titleOf = (price: Stripe.Price): string =>
@@ -16,12 +16,14 @@ const titleOf = (price: Stripe.Price): string =>
 
 /**
  * The credit and the charge for changing the item from `before` to `after` at `at` (Unix
- * seconds); a side of quantity 0 bills nothing and is left out.
+ * seconds), with the subscription's `adjustments`; a side of quantity 0 bills nothing and is left
+ * out.
  */
 export function prorationParts(
   before: Stripe.Subscription,
   after: Stripe.Subscription,
   at: number,
+  adjustments: Adjustments,
 ): LinePart[] {
   const { current_period_start: start, current_period_end: end } = itemOf(before);
   const left = end > start ? Math.max(0, end - at) / (end - start) : 0;
@@ -34,9 +36,10 @@ export function prorationParts(
     return {
       price,
       quantity,
-      amount: sign * Math.round((price.unit_amount ?? 0) * quantity * left),
+      amount: sign * proratedAmount(itemAmount(price, quantity), left, adjustments),
       description: `${words} ${times}${titleOf(price)} after ${when}`,
       period,
+      proration: true,
     };
   };
   return [side(before, 'Unused time on', -1), side(after, 'Remaining time on', 1)].filter(
