@@ -45,6 +45,14 @@ describe(`/billing for a member of an organisation (${databaseLabel})`, () => {
       (row) => row.key,
     );
 
+  test('/ says how to mint an admin and a member token for the same organisation', async () => {
+    const start = (await t.app.inject({ method: 'GET', url: '/' })).body;
+    assert.match(
+      start,
+      /npm run token -- --sub ann --org acme --role admin[\s\S]*npm run token -- --sub bob --org acme --role member/,
+    );
+  });
+
   test('a member sees the organisation, its tier, seats and who may change it, and no manager buttons', async () => {
     const body = await billing(await memberToken(t, 'initech-mia', 'initech', 'member'));
     assert.match(body, /<h2>Your organisation<\/h2>/);
