@@ -5,13 +5,20 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import type { CheckoutOffer, Organization, Principal, SubjectRef } from '../model.ts';
-import type { Store } from '../ports/store.ts';
+import type {
+  CheckoutOffer,
+  CheckoutSessionRecord,
+  Organization,
+  Principal,
+  SubjectRef,
+} from '../model.ts';
+import type { CheckoutSessionsRepository, Store } from '../ports/store.ts';
 import type { Members } from '../organizations/members.ts';
 import { linkCustomerTo, userSubject, type BillingSubject } from './billing-subject.ts';
 import { blocksNewCheckout, tierOf, tierRank, type TierPolicy } from './tier.ts';
 import { offerFor, planOf, type OfferSettings } from './offer.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
+import { expireAtProvider } from './session-expiry.ts';
 
 export interface CheckoutSettings extends OfferSettings {
   appUrl: string;
@@ -98,24 +105,56 @@ export class CheckoutService {
       return { url: reusable };
     }
     const customerId = await this.customerOf(subject);
-    // Same subject, same target, same number of earlier sessions -> same key: concurrent clicks
-    // get one session from the provider; a later checkout gets a fresh one.
-    const attempt = await this.store.checkoutSessions.countFor(subject.ref);
-    const key = `checkout:${subject.keyPrefix}:${attempt}:${digest({ ...target, offer })}`;
+    // Same subject, target and number of closed sessions -> same key, so concurrent clicks get one
+    // session from the provider; the count moves only when a session closes, never when a
+    // concurrent click records the one they share.
+    const closed = await this.store.checkoutSessions.closedCount(subject.ref, now);
+    const key = `checkout:${subject.keyPrefix}:${closed}:${digest({ ...target, offer })}`;
     const { priceId, quantity, successUrl, cancelUrl } = target;
-    const session = await this.payments.createCheckoutSession(
+    const created = await this.payments.createCheckoutSession(
       { customerId, owner: subject.ref, priceId, quantity, successUrl, cancelUrl, offer },
       key,
     );
-    await this.store.checkoutSessions.insert({
-      id: session.id,
-      owner: subject.ref,
-      url: session.url,
-      expiresAt: session.expiresAt,
-      ...target,
-    });
-    this.deps.metrics.checkoutSession('created');
-    return { url: session.url };
+    const record = { ...target, ...created, owner: subject.ref };
+    const { url, replaced } = await this.store.transaction((tx) =>
+      this.record(tx.checkoutSessions, record, now),
+    );
+    await this.expireReplaced(subject.ref, replaced);
+    this.deps.metrics.checkoutSession(url === created.url ? 'created' : 'reused');
+    return { url };
+  }
+
+  /**
+   * The database decides which session is the subject's one open session: an identical one
+   * recorded meanwhile (ours is then replaced), else ours (replacing one for another target).
+   */
+  private async record(
+    sessions: CheckoutSessionsRepository,
+    record: CheckoutSessionRecord,
+    now: Date,
+  ): Promise<{ url: string; replaced: string[] }> {
+    const open = await sessions.lockOpen(record.owner, now);
+    if (open === null || open.id === record.id) {
+      await sessions.insert(record);
+      return { url: record.url, replaced: [] };
+    }
+    if (sellsTarget(open, record)) {
+      await sessions.insert(record, 'replaced');
+      return { url: open.url, replaced: [record.id] };
+    }
+    await sessions.markStatus(open.id, 'replaced');
+    await sessions.insert(record);
+    return { url: record.url, replaced: [open.id] };
+  }
+
+  /**
+   * Expires the subject's replaced sessions at the provider. A failure (logged by the adapter)
+   * leaves them `replaced`, for the subject's next checkout to try again.
+   */
+  private async expireReplaced(owner: SubjectRef, replaced: string[]): Promise<void> {
+    const { checkoutSessions } = this.store;
+    const ids = [...new Set([...replaced, ...(await checkoutSessions.replacedOf(owner))])];
+    await expireAtProvider(ids, this.payments, checkoutSessions).catch(() => {});
   }
 
   private refuseIfOrganizationCovers(
@@ -148,19 +187,10 @@ export class CheckoutService {
     };
   }
 
-  /** The URL of the subject's newest open session for the same target, if the provider agrees it is open. */
+  /** The URL of the subject's open session if it sells the same target and the provider agrees it is open. */
   private async openSession(owner: SubjectRef, target: Target, now: Date): Promise<string | null> {
     const stored = await this.store.checkoutSessions.findOpen(owner, now);
-    if (
-      !stored ||
-      stored.priceId !== target.priceId ||
-      stored.quantity !== target.quantity ||
-      stored.successUrl !== target.successUrl ||
-      stored.cancelUrl !== target.cancelUrl ||
-      stored.trialDays !== target.trialDays
-    ) {
-      return null;
-    }
+    if (!stored || !sellsTarget(stored, target)) return null;
     const current = await this.payments.retrieveCheckoutSession(stored.id);
     if (current.status === 'open') return stored.url;
     await this.store.checkoutSessions.markStatus(stored.id, current.status);
@@ -177,6 +207,13 @@ export class CheckoutService {
     return (await linkCustomerTo(this.store, subject.ref, created)) ?? created;
   }
 }
+
+const sellsTarget = (stored: CheckoutSessionRecord, target: Target): boolean =>
+  stored.priceId === target.priceId &&
+  stored.quantity === target.quantity &&
+  stored.successUrl === target.successUrl &&
+  stored.cancelUrl === target.cancelUrl &&
+  stored.trialDays === target.trialDays;
 
 function digest(what: Target & { offer: CheckoutOffer }): string {
   return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
