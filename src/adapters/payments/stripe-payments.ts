@@ -134,6 +134,10 @@ export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>)
       call('checkout.sessions.expire', () => expireCheckoutSession(stripe, id)),
     retrieveSubscription: (id) =>
       call('subscriptions.retrieve', () => retrieveSubscription(stripe, id)),
+    cancelSubscription: (id) =>
+      call('subscriptions.cancel', async () => {
+        await stripe.subscriptions.cancel(id);
+      }),
     listSubscriptions: (customerId) =>
       call('subscriptions.list', () => listSubscriptions(stripe, customerId)),
     listSubscriptionsPage: (after) =>

@@ -57,6 +57,8 @@ export interface PaymentsProvider {
    * `recency` asks (default: sent now). An adapter may hand one read to several callers.
    */
   retrieveSubscription(id: string, recency?: ReadRecency): Promise<SubscriptionRead>;
+  /** Cancels the subscription now, without a final invoice. */
+  cancelSubscription(id: string): Promise<void>;
   /** Every subscription of the customer, in any status (ended ones included), newest first. */
   listSubscriptions(customerId: string): Promise<ProviderRead<ProviderSubscription[]>>;
   /**
