@@ -5,20 +5,19 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import type {
-  CheckoutOffer,
-  CheckoutSessionRecord,
-  Organization,
-  Principal,
-  SubjectRef,
-} from '../model.ts';
-import type { CheckoutSessionsRepository, Store } from '../ports/store.ts';
+import type { CheckoutOffer, Organization, Principal, SubjectRef } from '../model.ts';
+import type { Store } from '../ports/store.ts';
 import type { Members } from '../organizations/members.ts';
 import { linkCustomerTo, userSubject, type BillingSubject } from './billing-subject.ts';
 import { blocksNewCheckout, tierOf, tierRank, type TierPolicy } from './tier.ts';
 import { offerFor, planOf, type OfferSettings } from './offer.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
-import { expireAtProvider } from './session-expiry.ts';
+import {
+  expireAtProvider,
+  recordSession,
+  sellsTarget,
+  type SessionTarget,
+} from './subject-sessions.ts';
 
 export interface CheckoutSettings extends OfferSettings {
   appUrl: string;
@@ -28,14 +27,6 @@ export interface CheckoutSettings extends OfferSettings {
 export interface CheckoutInput {
   success_url?: string;
   cancel_url?: string;
-}
-
-interface Target {
-  priceId: string;
-  quantity: number;
-  successUrl: string;
-  cancelUrl: string;
-  trialDays: number | null;
 }
 
 export interface CheckoutDeps {
@@ -93,7 +84,7 @@ export class CheckoutService {
       throw new DomainError('subscription_active', subject.alreadySubscribed);
     const settings = { ...this.settings, defaultPlan: subject.defaultPlan };
     const offer: CheckoutOffer = offerFor(account, settings);
-    const target: Target = {
+    const target: SessionTarget = {
       priceId: settings.prices.get(planOf(account, settings))!,
       quantity: subject.quantity,
       ...urls,
@@ -117,7 +108,7 @@ export class CheckoutService {
     );
     const record = { ...target, ...created, owner: subject.ref };
     const { url, replaced } = await this.store.transaction((tx) =>
-      this.record(tx.checkoutSessions, record, now),
+      recordSession(tx.checkoutSessions, record, now),
     );
     await this.expireReplaced(subject.ref, replaced);
     this.deps.metrics.checkoutSession(url === created.url ? 'created' : 'reused');
@@ -125,36 +116,15 @@ export class CheckoutService {
   }
 
   /**
-   * The database decides which session is the subject's one open session: an identical one
-   * recorded meanwhile (ours is then replaced), else ours (replacing one for another target).
-   */
-  private async record(
-    sessions: CheckoutSessionsRepository,
-    record: CheckoutSessionRecord,
-    now: Date,
-  ): Promise<{ url: string; replaced: string[] }> {
-    const open = await sessions.lockOpen(record.owner, now);
-    if (open === null || open.id === record.id) {
-      await sessions.insert(record);
-      return { url: record.url, replaced: [] };
-    }
-    if (sellsTarget(open, record)) {
-      await sessions.insert(record, 'replaced');
-      return { url: open.url, replaced: [record.id] };
-    }
-    await sessions.markStatus(open.id, 'replaced');
-    await sessions.insert(record);
-    return { url: record.url, replaced: [open.id] };
-  }
-
-  /**
-   * Expires the subject's replaced sessions at the provider. A failure (logged by the adapter)
-   * leaves them `replaced`, for the subject's next checkout to try again.
+   * Expires the subject's replaced sessions at the provider. The provider's failure (logged by the
+   * adapter) leaves them `replaced`, for the subject's next checkout to try again.
    */
   private async expireReplaced(owner: SubjectRef, replaced: string[]): Promise<void> {
     const { checkoutSessions } = this.store;
     const ids = [...new Set([...replaced, ...(await checkoutSessions.replacedOf(owner))])];
-    await expireAtProvider(ids, this.payments, checkoutSessions).catch(() => {});
+    await expireAtProvider(ids, this.payments, checkoutSessions).catch((error: unknown) => {
+      if (!(error instanceof DomainError)) throw error;
+    });
   }
 
   private refuseIfOrganizationCovers(
@@ -173,7 +143,7 @@ export class CheckoutService {
       );
   }
 
-  private redirectUrls(input: CheckoutInput): Pick<Target, 'successUrl' | 'cancelUrl'> {
+  private redirectUrls(input: CheckoutInput): Pick<SessionTarget, 'successUrl' | 'cancelUrl'> {
     const { appUrl, allowedOrigins } = this.settings;
     return {
       successUrl:
@@ -188,7 +158,11 @@ export class CheckoutService {
   }
 
   /** The URL of the subject's open session if it sells the same target and the provider agrees it is open. */
-  private async openSession(owner: SubjectRef, target: Target, now: Date): Promise<string | null> {
+  private async openSession(
+    owner: SubjectRef,
+    target: SessionTarget,
+    now: Date,
+  ): Promise<string | null> {
     const stored = await this.store.checkoutSessions.findOpen(owner, now);
     if (!stored || !sellsTarget(stored, target)) return null;
     const current = await this.payments.retrieveCheckoutSession(stored.id);
@@ -208,13 +182,6 @@ export class CheckoutService {
   }
 }
 
-const sellsTarget = (stored: CheckoutSessionRecord, target: Target): boolean =>
-  stored.priceId === target.priceId &&
-  stored.quantity === target.quantity &&
-  stored.successUrl === target.successUrl &&
-  stored.cancelUrl === target.cancelUrl &&
-  stored.trialDays === target.trialDays;
-
-function digest(what: Target & { offer: CheckoutOffer }): string {
+function digest(what: SessionTarget & { offer: CheckoutOffer }): string {
   return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
 }

@@ -8,7 +8,7 @@ import type { ProviderSubscription } from '../model.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { CheckoutSessionsRepository } from '../ports/store.ts';
-import { expireAtProvider } from './session-expiry.ts';
+import { expireAtProvider } from './subject-sessions.ts';
 
 export interface ClosingDeps {
   payments: Pick<
