@@ -68,6 +68,16 @@ export function checkoutSessionParams(
   };
 }
 
+/** Expires an open session; one already paid or expired cannot be, and is answered as it is. */
+async function expireCheckoutSession(stripe: Stripe, id: string): Promise<ProviderCheckoutSession> {
+  try {
+    return toSession(await stripe.checkout.sessions.expire(id));
+  } catch (error) {
+    if ((error as Stripe.errors.StripeError).statusCode !== 400) throw error;
+    return toSession(await stripe.checkout.sessions.retrieve(id));
+  }
+}
+
 async function customerExists(stripe: Stripe, customerId: string): Promise<boolean> {
   try {
     const customer = await stripe.customers.retrieve(customerId);
@@ -120,8 +130,14 @@ export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>)
       call('checkout.sessions.retrieve', async () =>
         toSession(await stripe.checkout.sessions.retrieve(id)),
       ),
+    expireCheckoutSession: (id) =>
+      call('checkout.sessions.expire', () => expireCheckoutSession(stripe, id)),
     retrieveSubscription: (id) =>
       call('subscriptions.retrieve', () => retrieveSubscription(stripe, id)),
+    cancelSubscription: (id) =>
+      call('subscriptions.cancel', async () => {
+        await stripe.subscriptions.cancel(id);
+      }),
     listSubscriptions: (customerId) =>
       call('subscriptions.list', () => listSubscriptions(stripe, customerId)),
     listSubscriptionsPage: (after) =>

@@ -12,6 +12,12 @@ import { linkCustomerTo, userSubject, type BillingSubject } from './billing-subj
 import { blocksNewCheckout, tierOf, tierRank, type TierPolicy } from './tier.ts';
 import { offerFor, planOf, type OfferSettings } from './offer.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
+import {
+  expireAtProvider,
+  recordSession,
+  sellsTarget,
+  type SessionTarget,
+} from './subject-sessions.ts';
 
 export interface CheckoutSettings extends OfferSettings {
   appUrl: string;
@@ -21,14 +27,6 @@ export interface CheckoutSettings extends OfferSettings {
 export interface CheckoutInput {
   success_url?: string;
   cancel_url?: string;
-}
-
-interface Target {
-  priceId: string;
-  quantity: number;
-  successUrl: string;
-  cancelUrl: string;
-  trialDays: number | null;
 }
 
 export interface CheckoutDeps {
@@ -86,7 +84,7 @@ export class CheckoutService {
       throw new DomainError('subscription_active', subject.alreadySubscribed);
     const settings = { ...this.settings, defaultPlan: subject.defaultPlan };
     const offer: CheckoutOffer = offerFor(account, settings);
-    const target: Target = {
+    const target: SessionTarget = {
       priceId: settings.prices.get(planOf(account, settings))!,
       quantity: subject.quantity,
       ...urls,
@@ -98,24 +96,35 @@ export class CheckoutService {
       return { url: reusable };
     }
     const customerId = await this.customerOf(subject);
-    // Same subject, same target, same number of earlier sessions -> same key: concurrent clicks
-    // get one session from the provider; a later checkout gets a fresh one.
-    const attempt = await this.store.checkoutSessions.countFor(subject.ref);
-    const key = `checkout:${subject.keyPrefix}:${attempt}:${digest({ ...target, offer })}`;
+    // Same subject, target and number of closed sessions -> same key, so concurrent clicks get one
+    // session from the provider; the count moves only when a session closes, never when a
+    // concurrent click records the one they share.
+    const closed = await this.store.checkoutSessions.closedCount(subject.ref, now);
+    const key = `checkout:${subject.keyPrefix}:${closed}:${digest({ ...target, offer })}`;
     const { priceId, quantity, successUrl, cancelUrl } = target;
-    const session = await this.payments.createCheckoutSession(
+    const created = await this.payments.createCheckoutSession(
       { customerId, owner: subject.ref, priceId, quantity, successUrl, cancelUrl, offer },
       key,
     );
-    await this.store.checkoutSessions.insert({
-      id: session.id,
-      owner: subject.ref,
-      url: session.url,
-      expiresAt: session.expiresAt,
-      ...target,
+    const record = { ...target, ...created, owner: subject.ref };
+    const { url, replaced } = await this.store.transaction((tx) =>
+      recordSession(tx.checkoutSessions, record, now),
+    );
+    await this.expireReplaced(subject.ref, replaced);
+    this.deps.metrics.checkoutSession(url === created.url ? 'created' : 'reused');
+    return { url };
+  }
+
+  /**
+   * Expires the subject's replaced sessions at the provider. The provider's failure (logged by the
+   * adapter) leaves them `replaced`, for the subject's next checkout to try again.
+   */
+  private async expireReplaced(owner: SubjectRef, replaced: string[]): Promise<void> {
+    const { checkoutSessions } = this.store;
+    const ids = [...new Set([...replaced, ...(await checkoutSessions.replacedOf(owner))])];
+    await expireAtProvider(ids, this.payments, checkoutSessions).catch((error: unknown) => {
+      if (!(error instanceof DomainError)) throw error;
     });
-    this.deps.metrics.checkoutSession('created');
-    return { url: session.url };
   }
 
   private refuseIfOrganizationCovers(
@@ -134,7 +143,7 @@ export class CheckoutService {
       );
   }
 
-  private redirectUrls(input: CheckoutInput): Pick<Target, 'successUrl' | 'cancelUrl'> {
+  private redirectUrls(input: CheckoutInput): Pick<SessionTarget, 'successUrl' | 'cancelUrl'> {
     const { appUrl, allowedOrigins } = this.settings;
     return {
       successUrl:
@@ -148,19 +157,14 @@ export class CheckoutService {
     };
   }
 
-  /** The URL of the subject's newest open session for the same target, if the provider agrees it is open. */
-  private async openSession(owner: SubjectRef, target: Target, now: Date): Promise<string | null> {
+  /** The URL of the subject's open session if it sells the same target and the provider agrees it is open. */
+  private async openSession(
+    owner: SubjectRef,
+    target: SessionTarget,
+    now: Date,
+  ): Promise<string | null> {
     const stored = await this.store.checkoutSessions.findOpen(owner, now);
-    if (
-      !stored ||
-      stored.priceId !== target.priceId ||
-      stored.quantity !== target.quantity ||
-      stored.successUrl !== target.successUrl ||
-      stored.cancelUrl !== target.cancelUrl ||
-      stored.trialDays !== target.trialDays
-    ) {
-      return null;
-    }
+    if (!stored || !sellsTarget(stored, target)) return null;
     const current = await this.payments.retrieveCheckoutSession(stored.id);
     if (current.status === 'open') return stored.url;
     await this.store.checkoutSessions.markStatus(stored.id, current.status);
@@ -178,6 +182,6 @@ export class CheckoutService {
   }
 }
 
-function digest(what: Target & { offer: CheckoutOffer }): string {
+function digest(what: SessionTarget & { offer: CheckoutOffer }): string {
   return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
 }

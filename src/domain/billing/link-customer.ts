@@ -1,10 +1,11 @@
 // Adopting a customer made elsewhere (before the service was connected, or in the provider's
 // dashboard): links it to a user or an organisation, then applies its subscriptions as a
 // reconciliation does. Refused, with the reason, when either side is linked to someone else (a
-// user's customer is never an organisation's, nor the other way round) or the provider has no such
-// customer. Never by e-mail: only an operator's explicit pairing, or our own id in provider data,
-// links.
-import type { SubjectRef, SubscriptionState } from '../model.ts';
+// user's customer is never an organisation's, nor the other way round), when a subscription of the
+// customer, stored or at the provider, belongs to another of our users or organisations, or the
+// provider has no such customer. Never by e-mail: only an operator's explicit pairing, or our own
+// id in provider data, links.
+import type { ProviderSubscription, SubjectRef, SubscriptionState } from '../model.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { linkCustomerTo } from './billing-subject.ts';
@@ -55,6 +56,41 @@ async function holderOf(store: Store, customerId: string): Promise<string | null
   return organization === null ? null : `organisation ${organization.idpOrgId}`;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Our ids a subscription's metadata names (our checkouts write them); other systems' ids are not ours. */
+const namedIn = (subscription: ProviderSubscription): SubjectRef[] => [
+  ...(subscription.metadataUserId !== null && UUID.test(subscription.metadataUserId)
+    ? [{ type: 'user' as const, id: subscription.metadataUserId }]
+    : []),
+  ...(subscription.metadataOrgId !== null && UUID.test(subscription.metadataOrgId)
+    ? [{ type: 'organization' as const, id: subscription.metadataOrgId }]
+    : []),
+];
+
+/**
+ * Why the customer's subscriptions at the provider are another subject's: one names another of
+ * our users or organisations in its metadata (made for them, its events perhaps lost). Null: none.
+ */
+async function namedForAnother(
+  { store, payments }: Pick<LinkCustomerDeps, 'store' | 'payments'>,
+  adoptee: Adoptee,
+  customerId: string,
+): Promise<string | null> {
+  const { value: subscriptions } = await payments.listSubscriptions(customerId);
+  for (const subscription of subscriptions)
+    for (const ref of namedIn(subscription)) {
+      if (ref.type === adoptee.ref.type && ref.id === adoptee.ref.id) continue;
+      const ours =
+        ref.type === 'user'
+          ? await store.users.findById(ref.id)
+          : await store.organizations.findById(ref.id);
+      if (ours !== null)
+        return `customer ${customerId} has subscription ${subscription.id} made for ${await nameOf(store, ref)} (its metadata names them at the payment provider)`;
+    }
+  return null;
+}
+
 /** Links `customerId` to the adoptee, or throws LinkRefusedError saying who holds either side. */
 async function linkOrRefuse(
   { store, payments }: Pick<LinkCustomerDeps, 'store' | 'payments'>,
@@ -76,6 +112,8 @@ async function linkOrRefuse(
     );
   if (!(await payments.customerExists(customerId)))
     throw new LinkRefusedError(`the payment provider has no customer ${customerId}`);
+  const another = await namedForAnother({ store, payments }, adoptee, customerId);
+  if (another !== null) throw new LinkRefusedError(another);
   const linked = await store.transaction((tx) => linkCustomerTo(tx, adoptee.ref, customerId));
   if (linked === customerId) return;
   // Another link won meanwhile (an operator, a checkout): say which, as above.

@@ -27,7 +27,10 @@ export class UnknownPlanError extends Error {
   }
 }
 
-/** link-customer refused: either side is linked to someone else, or the provider has no such customer. */
+/**
+ * link-customer refused: either side is linked to someone else, the customer's subscriptions are
+ * another's, or the provider has no such customer.
+ */
 export class LinkRefusedError extends Error {
   constructor(reason: string) {
     super(reason);

@@ -50,11 +50,15 @@ export interface PaymentsProvider {
     idempotencyKey: string,
   ): Promise<ProviderCheckoutSession>;
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
+  /** Expires an open session so it can no longer be paid; answers the session as it then is. */
+  expireCheckoutSession(id: string): Promise<ProviderCheckoutSession>;
   /**
    * The subscription as of a read (null when the provider does not know it) that is as recent as
    * `recency` asks (default: sent now). An adapter may hand one read to several callers.
    */
   retrieveSubscription(id: string, recency?: ReadRecency): Promise<SubscriptionRead>;
+  /** Cancels the subscription now, without a final invoice. */
+  cancelSubscription(id: string): Promise<void>;
   /** Every subscription of the customer, in any status (ended ones included), newest first. */
   listSubscriptions(customerId: string): Promise<ProviderRead<ProviderSubscription[]>>;
   /**

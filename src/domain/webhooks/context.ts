@@ -4,13 +4,17 @@
 // missing, outside the transaction, and apply again.
 import type { Organization, PaymentEvent, SubjectRef, User } from '../model.ts';
 import type { Logger } from '../ports/logger.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
 import type { DeliveryReads } from './delivery-reads.ts';
 
 export interface PrepareContext {
   /** Reads outside any transaction, to decide what to ask the provider first. */
-  store: Pick<Store, 'subscriptions'>;
+  store: Pick<Store, 'subscriptions' | 'checkoutSessions'>;
   reads: DeliveryReads;
+  /** For what an event makes the service do at the provider (close a subject's other sessions). */
+  payments: PaymentsProvider;
+  log: Logger;
   /** Whether this event is recorded already (then a provider call would be thrown away). */
   isRecorded(): Promise<boolean>;
 }

@@ -22,7 +22,7 @@ export interface WebhookSettings {
 
 export interface WebhookServiceOptions {
   ledger: EventLedger;
-  store: Pick<Store, 'subscriptions'>;
+  store: Pick<Store, 'subscriptions' | 'checkoutSessions'>;
   verifier: WebhookVerifier;
   payments: PaymentsProvider;
   settings: WebhookSettings;
@@ -35,7 +35,7 @@ const MAX_ATTEMPTS = 5;
 
 export class WebhookService {
   private readonly ledger: EventLedger;
-  private readonly store: Pick<Store, 'subscriptions'>;
+  private readonly store: Pick<Store, 'subscriptions' | 'checkoutSessions'>;
   private readonly verifier: WebhookVerifier;
   private readonly settings: WebhookSettings;
   private readonly log: Logger;
@@ -146,6 +146,8 @@ export class WebhookService {
     await handler.prepare({
       store: this.store,
       reads,
+      payments: this.payments,
+      log: this.log,
       isRecorded: () => this.ledger.isRecorded(event.id),
     });
     for (let attempt = 1; ; attempt++) {

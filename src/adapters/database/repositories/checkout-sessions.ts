@@ -1,4 +1,5 @@
-// Checkout sessions we opened, so a second click can return the same still-open session.
+// Checkout sessions we opened, so a second click can return the same still-open session; at most
+// one of a subject's is open (unique indexes), and the subject's lock orders those who record one.
 import type { CheckoutSessionRecord, SubjectRef } from '../../../domain/model.ts';
 import type { CheckoutSessionsRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
@@ -34,29 +35,60 @@ const toRecord = (row: Row): CheckoutSessionRecord => ({
 /** The column naming who pays. */
 const ownerColumn = (owner: SubjectRef) => (owner.type === 'user' ? 'user_id' : 'organization_id');
 
+/** Open, and its time has not run out. */
+const LIVE = `status = 'open' AND expires_at > $2`;
+
 export function checkoutSessionsRepository(db: SqlClient): CheckoutSessionsRepository {
   return {
     async findOpen(owner, now) {
       const [row] = await db.query<Row>(
-        `SELECT * FROM checkout_sessions WHERE ${ownerColumn(owner)} = $1 AND status = 'open' AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`,
+        `SELECT * FROM checkout_sessions WHERE ${ownerColumn(owner)} = $1 AND ${LIVE}`,
         [owner.id, now],
       );
       return row ? toRecord(row) : null;
     },
-    async countFor(owner) {
+    async lockOpen(owner, now) {
+      await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `checkout:${owner.type}:${owner.id}`,
+      ]);
+      await db.query(
+        `UPDATE checkout_sessions SET status = 'expired'
+         WHERE ${ownerColumn(owner)} = $1 AND status = 'open' AND expires_at <= $2`,
+        [owner.id, now],
+      );
+      return this.findOpen(owner, now);
+    },
+    async closedCount(owner, now) {
       const [row] = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM checkout_sessions WHERE ${ownerColumn(owner)} = $1`,
-        [owner.id],
+        `SELECT count(*)::int AS n FROM checkout_sessions
+         WHERE ${ownerColumn(owner)} = $1 AND NOT (${LIVE})`,
+        [owner.id, now],
       );
       return row?.n ?? 0;
     },
-    async insert(s) {
+    async replacedOf(owner) {
+      const rows = await db.query<{ id: string }>(
+        `SELECT id FROM checkout_sessions WHERE ${ownerColumn(owner)} = $1 AND status = 'replaced'`,
+        [owner.id],
+      );
+      return rows.map((row) => row.id);
+    },
+    async othersOf(sessionId) {
+      const rows = await db.query<{ id: string }>(
+        `SELECT s.id FROM checkout_sessions s JOIN checkout_sessions mine ON mine.id = $1
+         WHERE s.id <> mine.id AND s.status IN ('open', 'replaced')
+           AND (s.user_id = mine.user_id OR s.organization_id = mine.organization_id)`,
+        [sessionId],
+      );
+      return rows.map((row) => row.id);
+    },
+    async insert(s, status = 'open') {
       const user = s.owner.type === 'user' ? s.owner.id : null;
       const organization = s.owner.type === 'organization' ? s.owner.id : null;
       await db.query(
         `INSERT INTO checkout_sessions (id, user_id, organization_id, url, price_id, quantity,
-           success_url, cancel_url, expires_at, trial_days)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+           success_url, cancel_url, expires_at, trial_days, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
         [
           s.id,
           user,
@@ -68,6 +100,7 @@ export function checkoutSessionsRepository(db: SqlClient): CheckoutSessionsRepos
           s.cancelUrl,
           s.expiresAt,
           s.trialDays,
+          status,
         ],
       );
     },

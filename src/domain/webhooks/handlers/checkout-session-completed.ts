@@ -1,17 +1,24 @@
 // checkout.session.completed: link the provider customer to who the session names (an
 // organisation by its metadata, a user by client_reference_id), close the session, and take over the new subscription (read from the
-// provider unless what we hold is newer than the event).
+// provider unless what we hold is newer than the event). First, outside the transaction: the
+// subject's other sessions are expired, and a second trial paid anyway is cancelled
+// (one-subscription.ts).
 import type { CheckoutSessionEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
 import { linkCustomerTo } from '../../billing/billing-subject.ts';
+import { cancelSecondTrial, closeOtherSessions } from '../../billing/one-subscription.ts';
 import { findEventSubject } from '../context.ts';
 import { prepareRead, syncSubscription } from '../subscription-sync.ts';
 
 export const checkoutSessionCompleted: EventHandler<CheckoutSessionEvent> = {
   kind: 'checkout_session',
   async prepare(event, ctx) {
-    const subscriptionId = event.session.subscriptionId;
-    if (subscriptionId !== null) await prepareRead(ctx, subscriptionId, event.created);
+    const { id, subscriptionId, customerId } = event.session;
+    const closing = { payments: ctx.payments, sessions: ctx.store.checkoutSessions, log: ctx.log };
+    await closeOtherSessions(id, closing);
+    if (subscriptionId === null) return;
+    if (customerId !== null) await cancelSecondTrial(subscriptionId, customerId, closing);
+    await prepareRead(ctx, subscriptionId, event.created);
   },
   async apply(event, ctx) {
     const { session } = event;
