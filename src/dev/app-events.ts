@@ -1,0 +1,86 @@
+// Development only: with no APP_WEBHOOK_URL, the service sends its outbound events to itself, at
+// `/dev/app-events`, so the local loop shows what the application would have been told. The
+// receiver checks each delivery's signature as an application would, keeps the last ones in
+// memory and lists them on a page. The secret is generated once and kept under DATA_DIR.
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyPluginAsync } from 'fastify';
+import { ensureDataDir } from '../adapters/data-dir.ts';
+import { verificationProblem } from '../adapters/events/standard-webhooks.ts';
+import { onlyLocalHosts } from '../http/local-hosts.ts';
+import { escapeHtml, HEADERS, page } from './page-layout.ts';
+
+export const APP_EVENTS_PATH = '/dev/app-events';
+const KEPT = 200;
+
+/** The development receiver's secret: read from DATA_DIR, or made there (0600) on first use. */
+export async function loadOrCreateEventSecret(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'app-events-secret');
+  const stored = await readFile(file, 'utf8').catch(() => null);
+  if (stored !== null && stored.trim().startsWith('whsec_')) return stored.trim();
+  await ensureDataDir(dataDir);
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  await writeFile(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+interface Arrival {
+  receivedAt: Date;
+  id: string;
+  /** Null when verified; otherwise why it was refused. */
+  problem: string | null;
+  body: string;
+}
+
+const row = (a: Arrival): string => {
+  let type = '?';
+  try {
+    type = String((JSON.parse(a.body) as { type?: unknown }).type);
+  } catch {
+    // shown as it came
+  }
+  const verdict = a.problem === null ? 'verified' : `refused: ${a.problem}`;
+  return `<li><p><strong>${escapeHtml(type)}</strong> <span class="muted">${a.receivedAt.toISOString()} · ${escapeHtml(a.id)} · ${escapeHtml(verdict)}</span></p><pre>${escapeHtml(a.body)}</pre></li>`;
+};
+
+const listing = (arrivals: readonly Arrival[]) =>
+  arrivals.length === 0
+    ? '<p>Nothing yet. A checkout, a cancellation or a failed renewal sends an event here within seconds.</p>'
+    : `<ol reversed>${arrivals.map(row).join('')}</ol>`;
+
+export function appEventsReceiver(
+  secrets: readonly string[],
+  localNames: readonly string[],
+): FastifyPluginAsync {
+  const arrivals: Arrival[] = [];
+  return async (app) => {
+    app.addHook('onRequest', onlyLocalHosts(localNames));
+    // The signature covers the exact bytes sent: the body is kept as text, never re-serialised.
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) =>
+      done(null, body),
+    );
+    app.post(APP_EVENTS_PATH, { schema: { hide: true } }, async (request, reply) => {
+      const body = typeof request.body === 'string' ? request.body : '';
+      const problem = verificationProblem(secrets, request.headers, body);
+      const id = request.headers['webhook-id'];
+      // A retry of an event already here (same webhook-id) is acknowledged, not listed twice.
+      if (problem !== null || !arrivals.some((a) => a.id === id && a.problem === null)) {
+        arrivals.unshift({ receivedAt: new Date(), id: String(id ?? ''), problem, body });
+        arrivals.length = Math.min(arrivals.length, KEPT);
+      }
+      return reply.code(problem === null ? 204 : 400).send();
+    });
+    app.get(APP_EVENTS_PATH, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .headers(HEADERS)
+        .send(
+          page(
+            'Events the application was sent',
+            `<p class="muted">Signed outbound events (Standard Webhooks), as an application at APP_WEBHOOK_URL would receive them; newest first, refreshed every few seconds.</p>${listing(arrivals)}`,
+            true,
+          ),
+        ),
+    );
+  };
+}
