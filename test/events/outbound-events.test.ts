@@ -1,0 +1,250 @@
+// Outbound events: exactly one per change of a subject's tier, written in the transaction of the
+// change, and delivered signed to a real HTTP receiver that verifies with the `standardwebhooks`
+// package. Provider events are delivered as Stripe would (signed fixtures).
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { createOutbox } from '../../src/adapters/database/outbox.ts';
+import { createHttpSender } from '../../src/adapters/events/http-sender.ts';
+import { applyListing } from '../../src/domain/billing/provider-listing.ts';
+import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
+import type { ProviderSubscription } from '../../src/domain/model.ts';
+import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
+import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
+import { databaseLabel } from '../helpers/database.ts';
+import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
+
+const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
+
+interface EventRow {
+  id: string;
+  type: string;
+  body: string;
+  state: string;
+}
+
+describe(`outbound events (${databaseLabel})`, () => {
+  let t: TestApp;
+  let receiver: AppReceiver;
+  before(async () => {
+    receiver = await startAppReceiver();
+    t = await buildTestApp({ APP_WEBHOOK_URL: receiver.url, APP_WEBHOOK_SECRET: receiver.secret });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    await t.composition.db.query('DELETE FROM outbound_events');
+    receiver.arrivals.length = 0;
+    receiver.answers.length = 0;
+  });
+
+  const events = () =>
+    t.composition.db.query<EventRow>(
+      'SELECT id, type, body, state FROM outbound_events ORDER BY seq',
+    );
+  const tierChanges = async () =>
+    (await events())
+      .filter((e) => e.type === 'tier.changed')
+      .map((e) => {
+        const { from, to, reason } = JSON.parse(e.body).data;
+        return { from, to, reason };
+      });
+  /** A worker of its own, as another instance's, on a clock `shiftMs` ahead. */
+  const worker = (holder: string, shiftMs = () => 0) =>
+    new DeliveryWorker({
+      outbox: createOutbox(t.composition.db, 'free'),
+      sender: createHttpSender({ url: () => receiver.url, secrets: () => [receiver.secret] }),
+      holder,
+      log: SILENT,
+      clock: () => new Date(Date.now() + shiftMs()),
+    });
+
+  test('a checkout is told once, signed: tier.changed free to pro, reason checkout', async () => {
+    const user = await profileOf(t, 'ada');
+    const subscription = subscriptionObject({ metadata: { user_id: user.id } });
+    assert.equal(
+      (await deliver(t.app, eventOf('customer.subscription.created', subscription))).statusCode,
+      200,
+    );
+    assert.deepEqual(await tierChanges(), [{ from: 'free', to: 'pro', reason: 'checkout' }]);
+    assert.equal(await t.composition.jobs.deliveries!.deliverDue(), 1);
+    assert.equal(receiver.arrivals.length, 1);
+    const [arrival] = receiver.arrivals;
+    assert.equal(arrival!.payload.type, 'tier.changed');
+    assert.deepEqual(arrival!.payload.data.subject, { type: 'user', id: user.id, idp_id: 'ada' });
+    assert.equal(arrival!.id, (await events())[0]!.id);
+    assert.deepEqual(
+      (await events()).map((e) => e.state),
+      ['delivered'],
+    );
+  });
+
+  test('the same provider event delivered 20 times at once gives one event', async () => {
+    const user = await profileOf(t, 'bea');
+    const event = eventOf(
+      'customer.subscription.created',
+      subscriptionObject({ metadata: { user_id: user.id } }),
+    );
+    const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(t.app, event)));
+    assert.deepEqual([...new Set(answers.map((a) => a.statusCode))], [200]);
+    assert.equal((await tierChanges()).length, 1);
+  });
+
+  test('a change rolled back sends nothing: the handler fails after the event was written', async () => {
+    const user = await profileOf(t, 'cal');
+    const event = eventOf(
+      'customer.subscription.created',
+      subscriptionObject({ metadata: { user_id: user.id } }),
+    );
+    await t.composition.db.exec(`CREATE FUNCTION refuse_record() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN RAISE EXCEPTION 'refused for the test'; END $$;
+      CREATE TRIGGER refuse_record BEFORE INSERT ON webhook_events FOR EACH ROW
+      WHEN (NEW.id = '${event.id}') EXECUTE FUNCTION refuse_record();`);
+    try {
+      assert.equal((await deliver(t.app, event)).statusCode, 500);
+      assert.deepEqual(await events(), []);
+    } finally {
+      await t.composition.db.exec(
+        'DROP TRIGGER refuse_record ON webhook_events; DROP FUNCTION refuse_record();',
+      );
+    }
+    assert.equal((await deliver(t.app, event)).statusCode, 200);
+    assert.equal((await tierChanges()).length, 1, 'the provider retries: then it is told, once');
+  });
+
+  test('a reconciliation repairing a lost cancellation gives one event, reason reconciled', async () => {
+    const user = await profileOf(t, 'dan');
+    const subscription = subscriptionObject({ metadata: { user_id: user.id } });
+    await deliver(t.app, eventOf('customer.subscription.created', subscription));
+    await t.composition.db.query('DELETE FROM outbound_events');
+    // The deletion event was lost; the provider's listing says canceled.
+    const listed: ProviderSubscription = {
+      id: subscription.id,
+      customerId: subscription.customer as string,
+      status: 'canceled',
+      priceId: 'price_sim_pro',
+      itemId: null,
+      quantity: 1,
+      cancelAtPeriodEnd: false,
+      cancelAt: null,
+      currentPeriodEnd: null,
+      trialEnd: null,
+      createdAt: new Date(subscription.created * 1000),
+      metadataUserId: user.id,
+      metadataOrgId: null,
+    };
+    const read = { value: [listed], readAt: Math.floor(Date.now() / 1000) + 5 };
+    const deps = { store: t.composition.store, log: SILENT };
+    const [change] = await applyListing(deps, read);
+    assert.equal(change!.verdict, 'repaired');
+    await applyListing(deps, read);
+    assert.deepEqual(await tierChanges(), [{ from: 'pro', to: 'free', reason: 'reconciled' }]);
+  });
+
+  test('a receiver answering 500, then 200, gets the same webhook-id and body twice', async () => {
+    const user = await profileOf(t, 'eve');
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: user.id } }),
+      ),
+    );
+    receiver.answers.push(500);
+    let shift = 0;
+    const w = worker('instance-a', () => shift);
+    assert.equal(await w.deliverDue(), 1);
+    assert.deepEqual(
+      (await events()).map((e) => e.state),
+      ['pending'],
+    );
+    assert.equal(await w.deliverDue(), 0, 'not before its retry time');
+    shift = 60_000;
+    assert.equal(await w.deliverDue(), 1);
+    const [first, second] = receiver.arrivals;
+    assert.equal(receiver.arrivals.length, 2);
+    assert.equal(first!.id, second!.id);
+    assert.equal(first!.body, second!.body);
+    assert.deepEqual(
+      (await events()).map((e) => e.state),
+      ['delivered'],
+    );
+    const log = await t.composition.db.query<{ status: number }>(
+      'SELECT status FROM outbound_deliveries ORDER BY attempt',
+    );
+    assert.deepEqual(
+      log.map((row) => row.status),
+      [500, 204],
+    );
+  });
+
+  test("a subject's events arrive in order; another subject's are not held up meanwhile", async () => {
+    const [fay, gus] = [await profileOf(t, 'fay'), await profileOf(t, 'gus')];
+    const created = Math.floor(Date.now() / 1000);
+    const mine = subscriptionObject({ metadata: { user_id: fay.id } });
+    await deliver(t.app, eventOf('customer.subscription.created', mine, { created }));
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.updated',
+        { ...mine, items: subscriptionObject({ id: mine.id, priceId: 'price_sim_team' }).items },
+        { created: created + 1 },
+      ),
+    );
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.deleted',
+        { ...mine, status: 'canceled' },
+        { created: created + 2 },
+      ),
+    );
+    assert.deepEqual(
+      (await tierChanges()).map((c) => `${c.from}>${c.to}`),
+      ['free>pro', 'pro>team', 'team>free'],
+    );
+    receiver.answers.push(500); // fay's first event fails once
+    let shift = 0;
+    const w = worker('instance-a', () => shift);
+    await w.deliverDue();
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: gus.id } }),
+      ),
+    );
+    await w.deliverDue();
+    assert.deepEqual(
+      receiver.arrivals.map((a) => a.payload.data.subject.idp_id),
+      ['fay', 'gus'],
+      "gus's event went while fay's first waited for its retry, and fay's next waited behind it",
+    );
+    shift = 60_000;
+    while ((await w.deliverDue()) > 0);
+    const fays = receiver.arrivals.filter((a) => a.payload.data.subject.idp_id === 'fay');
+    assert.deepEqual(
+      fays.map((a) => `${a.payload.data.from}>${a.payload.data.to}`),
+      ['free>pro', 'free>pro', 'pro>team', 'team>free'],
+    );
+  });
+
+  test('two workers on two instances never deliver one event twice', async () => {
+    for (let i = 0; i < 30; i++) {
+      const user = await profileOf(t, `many-${i}`);
+      await deliver(
+        t.app,
+        eventOf(
+          'customer.subscription.created',
+          subscriptionObject({ metadata: { user_id: user.id } }),
+        ),
+      );
+    }
+    const [a, b] = [worker('instance-a'), worker('instance-b')];
+    for (let round = 0; round < 5; round++) await Promise.all([a.deliverDue(), b.deliverDue()]);
+    const ids = receiver.arrivals.map((arrival) => arrival.id);
+    assert.equal(ids.length, 30);
+    assert.equal(new Set(ids).size, 30);
+  });
+});
