@@ -57,9 +57,8 @@ export function appEventsReceiver(
   return async (app) => {
     app.addHook('onRequest', onlyLocalHosts(localNames));
     // The signature covers the exact bytes sent: the body is kept as text, never re-serialised.
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) =>
-      done(null, body),
-    );
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     app.post(APP_EVENTS_PATH, { schema: { hide: true } }, async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
       const problem = verificationProblem(secrets, request.headers, body);

@@ -13,6 +13,8 @@ a test card; paying sends signed webhooks here, and your tier changes.</li>
 <li>Come back to <a href="/billing">your billing</a> to open the billing portal: switch plan, cancel, resume.</li>
 <li>The <a href="/billing/dashboard">payment simulator's dashboard</a> shows every event and what the
 service answered, and renews, fails a renewal or ends a period.</li>
+<li><a href="/dev/app-events">What the application was told</a>: the signed events (a tier changed, a
+payment failed) this service sends to <code>APP_WEBHOOK_URL</code>, here to itself.</li>
 </ol>
 <p>The API: <a href="/docs">its documentation</a> (<a href="/openapi.json">OpenAPI</a>), with
 <code>curl</code> and the same token as a bearer token.</p>`;
