@@ -6,7 +6,9 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createOutbox } from '../../src/adapters/database/outbox.ts';
 import { createHttpSender } from '../../src/adapters/events/http-sender.ts';
 import { applyListing } from '../../src/domain/billing/provider-listing.ts';
+import { tierPolicy } from '../../src/composition.ts';
 import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
+import { announcePassedEnds } from '../../src/domain/events/tier-clock.ts';
 import type { ProviderSubscription } from '../../src/domain/model.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
@@ -228,6 +230,64 @@ describe(`outbound events (${databaseLabel})`, () => {
       fays.map((a) => `${a.payload.data.from}>${a.payload.data.to}`),
       ['free>pro', 'free>pro', 'pro>team', 'team>free'],
     );
+  });
+
+  /** The tier clock's look, on a clock `aheadMs` ahead: what no provider event announces. */
+  const clockLook = (aheadMs: number) =>
+    announcePassedEnds(
+      {
+        store: t.composition.store,
+        outbox: createOutbox(t.composition.db, 'free'),
+        policy: tierPolicy(t.config),
+        clock: () => new Date(Date.now() + aheadMs),
+      },
+      new AbortController().signal,
+    );
+
+  test('a scheduled end passing with no provider event is told once, reason scheduled_end', async () => {
+    const user = await profileOf(t, 'hal');
+    const cancelAt = Math.floor(Date.now() / 1000) + 600;
+    const subscription = subscriptionObject({
+      metadata: { user_id: user.id },
+      cancel_at: cancelAt,
+    });
+    await deliver(t.app, eventOf('customer.subscription.created', subscription));
+    await clockLook(0);
+    assert.deepEqual(await tierChanges(), [{ from: 'free', to: 'pro', reason: 'checkout' }]);
+    await clockLook(3_600_000);
+    await clockLook(3_600_000);
+    const deleted = { ...subscription, status: 'canceled' as const, ended_at: cancelAt };
+    await deliver(
+      t.app,
+      eventOf('customer.subscription.deleted', deleted, { created: cancelAt + 1 }),
+    );
+    assert.deepEqual(await tierChanges(), [
+      { from: 'free', to: 'pro', reason: 'checkout' },
+      { from: 'pro', to: 'free', reason: 'scheduled_end' },
+    ]);
+  });
+
+  test('a failed payment is told with its grace end; the grace end passing, reason grace_ended', async () => {
+    const user = await profileOf(t, 'ian');
+    const subscription = subscriptionObject({ metadata: { user_id: user.id } });
+    const created = Math.floor(Date.now() / 1000);
+    await deliver(t.app, eventOf('customer.subscription.created', subscription, { created }));
+    const pastDue = { ...subscription, status: 'past_due' as const };
+    await deliver(
+      t.app,
+      eventOf('customer.subscription.updated', pastDue, { created: created + 1 }),
+    );
+    const [, failed] = await events();
+    assert.equal(failed!.type, 'payment.failed');
+    const graceUntil = new Date((created + 1) * 1000 + 7 * 86_400_000).toISOString();
+    assert.equal(JSON.parse(failed!.body).data.grace_until, graceUntil);
+    await clockLook(6 * 86_400_000);
+    assert.equal((await tierChanges()).length, 1, 'still within its grace period');
+    await clockLook(8 * 86_400_000);
+    assert.deepEqual(await tierChanges(), [
+      { from: 'free', to: 'pro', reason: 'checkout' },
+      { from: 'pro', to: 'free', reason: 'grace_ended' },
+    ]);
   });
 
   test('two workers on two instances never deliver one event twice', async () => {
