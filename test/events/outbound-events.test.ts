@@ -3,12 +3,14 @@
 // package. Provider events are delivered as Stripe would (signed fixtures).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { createEventLedger } from '../../src/adapters/database/event-ledger.ts';
 import { createOutbox } from '../../src/adapters/database/outbox.ts';
 import { createHttpSender } from '../../src/adapters/events/http-sender.ts';
 import { applyListing } from '../../src/domain/billing/provider-listing.ts';
 import { tierPolicy } from '../../src/composition.ts';
 import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
 import { announcePassedEnds } from '../../src/domain/events/tier-clock.ts';
+import { forgetExpired } from '../../src/domain/schedule/retention.ts';
 import type { ProviderSubscription } from '../../src/domain/model.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
@@ -288,6 +290,48 @@ describe(`outbound events (${databaseLabel})`, () => {
       { from: 'free', to: 'pro', reason: 'checkout' },
       { from: 'pro', to: 'free', reason: 'grace_ended' },
     ]);
+  });
+
+  test('delivered events and their attempts are kept as long as the webhook records, then go', async () => {
+    const [jo, kai] = [await profileOf(t, 'jo'), await profileOf(t, 'kai')];
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: jo.id } }),
+      ),
+    );
+    await t.composition.jobs.deliveries!.deliverDue();
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: kai.id } }),
+      ),
+    );
+    const forget = (aheadDays: number) =>
+      forgetExpired(
+        {
+          ledger: createEventLedger(t.composition.db),
+          limits: null,
+          outbox: createOutbox(t.composition.db, 'free'),
+          metrics: t.composition.services.metrics,
+          now: () => Date.now() + aheadDays * 86_400_000,
+        },
+        t.config.retentionDays,
+        new AbortController().signal,
+      );
+    assert.equal((await forget(30)).outboundEvents, 0);
+    assert.equal((await forget(40)).outboundEvents, 1);
+    assert.deepEqual(
+      (await events()).map((e) => e.state),
+      ['pending'],
+      'a pending one stays',
+    );
+    const [attempts] = await t.composition.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM outbound_deliveries',
+    );
+    assert.equal(attempts!.n, 0);
   });
 
   test('two workers on two instances never deliver one event twice', async () => {

@@ -84,7 +84,11 @@ export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
           return { seen, repaired, unchanged, unlinked };
         });
   const retention = job('retention', RETENTION_EVERY_MS, async (signal) => ({
-    ...(await forgetExpired(deps, deps.retentionDays, signal)),
+    ...(await forgetExpired(
+      { ...deps, outbox: deps.events?.outbox ?? null },
+      deps.retentionDays,
+      signal,
+    )),
   }));
   const { seats } = deps;
   const seatSync =
