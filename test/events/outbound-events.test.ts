@@ -334,6 +334,22 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.equal(attempts!.n, 0);
   });
 
+  test("the provider's notice that a trial ends soon is told once, with the trial's end", async () => {
+    const user = await profileOf(t, 'lea');
+    const trialEnd = Math.floor(Date.now() / 1000) + 3 * 86_400;
+    const trialing = subscriptionObject({
+      metadata: { user_id: user.id },
+      status: 'trialing',
+      trial_end: trialEnd,
+    });
+    const notice = eventOf('customer.subscription.trial_will_end', trialing);
+    await deliver(t.app, notice);
+    await deliver(t.app, notice);
+    const told = (await events()).filter((e) => e.type === 'trial.will_end');
+    assert.equal(told.length, 1);
+    assert.equal(JSON.parse(told[0]!.body).data.trial_end, new Date(trialEnd * 1000).toISOString());
+  });
+
   test('two workers on two instances never deliver one event twice', async () => {
     for (let i = 0; i < 30; i++) {
       const user = await profileOf(t, `many-${i}`);

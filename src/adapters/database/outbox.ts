@@ -6,6 +6,7 @@ import type { SubjectRef } from '../../domain/model.ts';
 import type {
   Announced,
   ClaimedEvent,
+  EventDraft,
   EventSummary,
   Outbox,
   OutboxRepository,
@@ -26,13 +27,26 @@ const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id
   ON CONFLICT (subject_type, subject_id) DO UPDATE SET subject_type = EXCLUDED.subject_type
   RETURNING tier, seats, payment_failed_at, (xmax = 0) AS created`;
 
-const ANNOUNCE = `WITH told AS (
-    UPDATE announced_subjects SET tier = $3, seats = $4, payment_failed_at = $5
-    WHERE subject_type = $1 AND subject_id = $2)
-  INSERT INTO outbound_events (id, subject_type, subject_id, type, body, created_at, retry_from, next_attempt_at)
-  SELECT e.id, $1, $2, e.type, e.body, $9, $9, $9
-  FROM unnest($6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(id, type, body, n)
+const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id, type, body,
+    created_at, retry_from, next_attempt_at)
+  SELECT e.id, $1, $2, e.type, e.body, $6, $6, $6
+  FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(id, type, body, n)
   ORDER BY e.n`;
+
+const ANNOUNCE = `WITH told AS (
+    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9
+    WHERE subject_type = $1 AND subject_id = $2)
+  ${INSERT_EVENTS}`;
+
+/** $1 to $6 of both statements that write events. */
+const eventParams = (subject: SubjectRef, events: EventDraft[], now: Date) => [
+  subject.type,
+  subject.id,
+  events.map((e) => e.id),
+  events.map((e) => e.type),
+  events.map((e) => e.body),
+  now,
+];
 
 const ownerRef = (row: { user_id: string | null; organization_id: string | null }): SubjectRef =>
   row.user_id !== null
@@ -55,16 +69,14 @@ export function outboxRepository(db: SqlClient): OutboxRepository {
     },
     async announce(subject, state: Announced, events, now) {
       await db.query(ANNOUNCE, [
-        subject.type,
-        subject.id,
+        ...eventParams(subject, events, now),
         state.tier,
         state.seats,
         state.paymentFailedAt,
-        events.map((e) => e.id),
-        events.map((e) => e.type),
-        events.map((e) => e.body),
-        now,
       ]);
+    },
+    async append(subject, events, now) {
+      await db.query(INSERT_EVENTS, eventParams(subject, events, now));
     },
   };
 }

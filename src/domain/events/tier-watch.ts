@@ -4,7 +4,7 @@
 // failure are now with what it was last told. A difference becomes events, in the same
 // transaction: a rollback sends nothing, and a redelivered provider event finds nothing new to tell.
 import type { SubjectRef, SubscriptionState } from '../model.ts';
-import type { Announced, EventDraft } from '../ports/outbox.ts';
+import type { Announced, EventDraft, OutboxRepository } from '../ports/outbox.ts';
 import type { Repositories, SubscriptionsRepository } from '../ports/store.ts';
 import { FREE_TIER, isLive, tierOf, type TierPolicy } from '../billing/tier.ts';
 import { draftEvent, type EventSubject } from './event-body.ts';
@@ -17,8 +17,16 @@ export type TransactionWatch = <T>(
   cause: TierCause | null,
 ) => Promise<T>;
 
+/** The outbox of a transaction whose events go nowhere. */
+const NOWHERE: OutboxRepository = {
+  lockAnnounced: async () => null,
+  ownerOf: async () => null,
+  announce: async () => {},
+  append: async () => {},
+};
+
 /** No destination for events: nothing watched, nothing recorded. */
-export const unwatched: TransactionWatch = (tx, work) => work(tx);
+export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: NOWHERE });
 
 /** The subjects a transaction wrote subscriptions of. */
 class Written {

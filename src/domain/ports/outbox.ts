@@ -27,6 +27,8 @@ export interface OutboxRepository {
   ownerOf(subscriptionId: string): Promise<SubjectRef | null>;
   /** Stores what the subject is told now, and the events that tell it, in the order given. */
   announce(subject: SubjectRef, state: Announced, events: EventDraft[], now: Date): Promise<void>;
+  /** Writes events that change nothing the subject was told (a notice, such as a trial ending soon). */
+  append(subject: SubjectRef, events: EventDraft[], now: Date): Promise<void>;
 }
 
 /** An event a worker holds the lease of, to attempt once. */
