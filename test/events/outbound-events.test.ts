@@ -15,6 +15,7 @@ import type { ProviderSubscription } from '../../src/domain/model.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
 import { databaseLabel } from '../helpers/database.ts';
+import { orgBilling } from '../helpers/organizations.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
@@ -348,6 +349,32 @@ describe(`outbound events (${databaseLabel})`, () => {
     const told = (await events()).filter((e) => e.type === 'trial.will_end');
     assert.equal(told.length, 1);
     assert.equal(JSON.parse(told[0]!.body).data.trial_end, new Date(trialEnd * 1000).toISOString());
+  });
+
+  test("an organisation's tier and seats are told for the organisation, not for each member", async () => {
+    const { org } = await orgBilling(t, 'omega-amy', { org: 'omega', role: 'admin' });
+    await orgBilling(t, 'omega-bob', { org: 'omega', role: 'member' });
+    const withSeats = (quantity: number, created: number) => {
+      const subscription = subscriptionObject({
+        id: 'sub_omega',
+        metadata: { org_id: org.id },
+        priceId: 'price_sim_team',
+      });
+      subscription.items.data[0]!.quantity = quantity;
+      return eventOf('customer.subscription.updated', subscription, { created });
+    };
+    const created = Math.floor(Date.now() / 1000);
+    await deliver(t.app, { ...withSeats(2, created), type: 'customer.subscription.created' });
+    await deliver(t.app, withSeats(5, created + 1));
+    const told = (await events()).map((e) => JSON.parse(e.body));
+    assert.deepEqual(
+      told.map((e) => [e.type, e.data.subject.type, e.data.subject.idp_id]),
+      [
+        ['tier.changed', 'organization', 'omega'],
+        ['seats.changed', 'organization', 'omega'],
+      ],
+    );
+    assert.deepEqual([told[1].data.from, told[1].data.to], [2, 5]);
   });
 
   test('two workers on two instances never deliver one event twice', async () => {
