@@ -14,15 +14,34 @@ import { escapeHtml, HEADERS, page } from './page-layout.ts';
 export const APP_EVENTS_PATH = '/dev/app-events';
 const KEPT = 200;
 
-/** The development receiver's secret: read from DATA_DIR, or made there (0600) on first use. */
+const readSecret = async (file: string): Promise<string | null> => {
+  const text = (await readFile(file, 'utf8').catch(() => '')).trim();
+  return /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(text) ? text : null;
+};
+
+/**
+ * The development receiver's secret: read from DATA_DIR, or made there (0600) on first use. Made
+ * by an exclusive create, so the processes of WEB_CONCURRENCY starting together share one.
+ */
 export async function loadOrCreateEventSecret(dataDir: string): Promise<string> {
   const file = join(dataDir, 'app-events-secret');
-  const stored = await readFile(file, 'utf8').catch(() => null);
-  if (stored !== null && stored.trim().startsWith('whsec_')) return stored.trim();
+  const stored = await readSecret(file);
+  if (stored !== null) return stored;
   await ensureDataDir(dataDir);
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  await writeFile(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
+  try {
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  // Another process is writing it: a moment later it is whole.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const theirs = await readSecret(file);
+    if (theirs !== null) return theirs;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`DATA_DIR holds an unreadable ${file}: delete it to have a new one made`);
 }
 
 interface Arrival {

@@ -61,10 +61,16 @@ export interface ScheduledJobs {
 
 export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
   const { leases, holder, log, metrics } = deps;
-  const job = (name: string, everyMs: number, run: ScheduledJobOptions['run']) =>
+  const job = (
+    name: string,
+    everyMs: number,
+    run: ScheduledJobOptions['run'],
+    quietWhenIdle = false,
+  ) =>
     new ScheduledJob({
       job: name,
       everyMs,
+      quietWhenIdle,
       leases,
       holder,
       log,
@@ -111,8 +117,11 @@ export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
   const { events } = deps;
   const tierClock =
     events &&
-    job('tier-clock', TIER_CLOCK_EVERY_MS, (signal) =>
-      announcePassedEnds({ ...events, store: deps.store }, signal),
+    job(
+      'tier-clock',
+      TIER_CLOCK_EVERY_MS,
+      (signal) => announcePassedEnds({ ...events, store: deps.store }, signal),
+      true,
     );
   const all = [
     reconciliation,
