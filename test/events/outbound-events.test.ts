@@ -42,6 +42,7 @@ describe(`outbound events (${databaseLabel})`, () => {
     await t.composition.db.query('DELETE FROM outbound_events');
     receiver.arrivals.length = 0;
     receiver.answers.length = 0;
+    receiver.delays.length = 0;
   });
 
   const events = () =>
@@ -56,10 +57,13 @@ describe(`outbound events (${databaseLabel})`, () => {
         return { from, to, reason };
       });
   /** A worker of its own, as another instance's, on a clock `shiftMs` ahead. */
-  const worker = (holder: string, shiftMs = () => 0) =>
+  const worker = (holder: string, shiftMs = () => 0, timeoutMs?: number) =>
     new DeliveryWorker({
       outbox: createOutbox(t.composition.db, 'free'),
-      sender: createHttpSender({ url: () => receiver.url, secrets: () => [receiver.secret] }),
+      sender: createHttpSender(
+        { url: () => receiver.url, secrets: () => [receiver.secret] },
+        timeoutMs,
+      ),
       holder,
       log: SILENT,
       clock: () => new Date(Date.now() + shiftMs()),
@@ -182,6 +186,35 @@ describe(`outbound events (${databaseLabel})`, () => {
       log.map((row) => row.status),
       [500, 204],
     );
+  });
+
+  test('a receiver too slow to answer in time gets the event again, the same id and body', async () => {
+    const user = await profileOf(t, 'mia');
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: user.id } }),
+      ),
+    );
+    receiver.delays.push(1_000);
+    let shift = 0;
+    // The 15 s of an attempt, scaled down to 300 ms.
+    const w = worker('instance-a', () => shift, 300);
+    assert.equal(await w.deliverDue(), 1);
+    const [attempt] = await t.composition.db.query<{ status: number | null; answer: string }>(
+      'SELECT status, answer FROM outbound_deliveries',
+    );
+    assert.deepEqual(attempt, { status: null, answer: 'no answer within 0.3 s' });
+    shift = 60_000;
+    assert.equal(await w.deliverDue(), 1);
+    assert.deepEqual(
+      (await events()).map((e) => e.state),
+      ['delivered'],
+    );
+    const [first, second] = receiver.arrivals;
+    assert.equal(first!.id, second!.id);
+    assert.equal(first!.body, second!.body);
   });
 
   test("a subject's events arrive in order; another subject's are not held up meanwhile", async () => {

@@ -27,6 +27,8 @@ export interface AppReceiver {
   refused: number;
   /** The status of the next answers (a queue); 204 once it is empty. */
   answers: number[];
+  /** How long the next answers wait before they go (a queue, ms); at once once it is empty. */
+  delays: number[];
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function startAppReceiver(secret = newSecret()): Promise<AppReceive
     arrivals: [],
     refused: 0,
     answers: [],
+    delays: [],
   };
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
@@ -59,7 +62,8 @@ export async function startAppReceiver(secret = newSecret()): Promise<AppReceive
       response.writeHead(400).end('not verified');
       return;
     }
-    response.writeHead(receiver.answers.shift() ?? 204).end();
+    const status = receiver.answers.shift() ?? 204;
+    setTimeout(() => response.writeHead(status).end(), receiver.delays.shift() ?? 0);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -33,8 +33,9 @@ export function createHttpSender(
 ): EventSender {
   return {
     ready: () => target.url() !== null,
-    async send(id, body): Promise<SendResult> {
-      const signal = AbortSignal.timeout(timeoutMs);
+    async send(id, body, stop): Promise<SendResult> {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
       try {
         const response = await fetch(target.url()!, {
           method: 'POST',
@@ -49,11 +50,13 @@ export function createHttpSender(
         });
         return { status: response.status, answer: await firstBytes(response) };
       } catch (error) {
-        const why = signal.aborted
+        const why = timeout.aborted
           ? `no answer within ${timeoutMs / 1000} s`
-          : error instanceof Error
-            ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
-            : String(error);
+          : stop?.aborted
+            ? 'not sent: the service was closing'
+            : error instanceof Error
+              ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
+              : String(error);
         return { status: null, answer: why.slice(0, KEPT_BYTES) };
       }
     },

@@ -30,6 +30,8 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
+  /** Aborted when the instance closes: a request in flight is given up and tried again at once. */
+  private readonly closing = new AbortController();
   private lastCount = 0;
 
   constructor(private readonly deps: DeliveryWorkerDeps) {}
@@ -45,6 +47,7 @@ export class DeliveryWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.closing.abort();
     if (this.timer !== null) clearTimeout(this.timer);
     await this.running;
   }
@@ -61,7 +64,11 @@ export class DeliveryWorker {
   private async attempt(event: ClaimedEvent): Promise<void> {
     const attemptedAt = this.now();
     const started = performance.now();
-    const { status, answer } = await this.deps.sender.send(event.id, event.body);
+    const { status, answer } = await this.deps.sender.send(
+      event.id,
+      event.body,
+      this.closing.signal,
+    );
     const record = {
       attemptedAt,
       status,
@@ -71,7 +78,9 @@ export class DeliveryWorker {
     const delivered = status !== null && status >= 200 && status < 300;
     const outcome = delivered
       ? ({ state: 'delivered' } as const)
-      : afterFailure(event.attempt, event.retryFrom, this.now());
+      : this.closing.signal.aborted
+        ? ({ state: 'pending', at: this.now() } as const)
+        : afterFailure(event.attempt, event.retryFrom, this.now());
     if (!delivered)
       this.deps.log.warn(
         { event: event.id, attempt: event.attempt, status, next: outcome },

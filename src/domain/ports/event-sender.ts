@@ -9,6 +9,6 @@ export interface SendResult {
 export interface EventSender {
   /** Whether there is somewhere to send yet (the development receiver is known once the service listens). */
   ready(): boolean;
-  /** One attempt, the same id and body every time; never throws. */
-  send(id: string, body: string): Promise<SendResult>;
+  /** One attempt, the same id and body every time, given up when `signal` aborts; never throws. */
+  send(id: string, body: string, signal?: AbortSignal): Promise<SendResult>;
 }
