@@ -217,6 +217,31 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.equal(first!.body, second!.body);
   });
 
+  test('an instance that dies after sending, before recording, leaves the event to another: same id', async () => {
+    const user = await profileOf(t, 'ned');
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: user.id } }),
+      ),
+    );
+    // The dead instance took the lease and sent, then never recorded the answer.
+    const outbox = createOutbox(t.composition.db, 'free');
+    const [taken] = await outbox.claim('dead-instance', new Date(), 60_000, 10);
+    assert.equal(await worker('instance-b').deliverDue(), 0, 'its lease holds meanwhile');
+    assert.equal(await worker('instance-b', () => 61_000).deliverDue(), 1);
+    assert.deepEqual(
+      receiver.arrivals.map((a) => a.id),
+      [taken!.id],
+    );
+    assert.equal(receiver.arrivals[0]!.body, taken!.body);
+    assert.deepEqual(
+      (await events()).map((e) => e.state),
+      ['delivered'],
+    );
+  });
+
   test("a subject's events arrive in order; another subject's are not held up meanwhile", async () => {
     const [fay, gus] = [await profileOf(t, 'fay'), await profileOf(t, 'gus')];
     const created = Math.floor(Date.now() / 1000);
