@@ -51,14 +51,17 @@ export async function startSimulatorInService(
   const simulator = await embedded.startEmbeddedSimulator(config, db, logger);
   return {
     ...simulator,
-    developmentPages: ({ users, checkout, portal, summaries, verifier }, others) =>
+    developmentPages: ({ users, checkout, portal, summaries, organizations, verifier }, others) =>
       embedded.developmentPages({
         ...others,
         users,
         checkout,
         portal,
         summaries,
+        organizations,
         verifier,
+        managerRoles: config.organizations?.managerRoles ?? [],
+        appUrl: config.appUrl,
         simulatorUrl: simulator.url,
         perUserPerMinute: config.checkoutRateLimit,
         trialRequiresCard: config.trialRequiresCard,

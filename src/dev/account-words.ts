@@ -1,6 +1,7 @@
-// Development only: a user's billing state said in words on `/billing`, including the cases
-// where the tier and the provider's status seem to disagree (a failed renewal keeps the tier for
-// the grace period; a cancellation scheduled either of Stripe's ways keeps it until then).
+// Development only: a billing account's state said in words on `/billing`, a person's own or their
+// organisation's, including the cases where the tier and the provider's status seem to disagree (a
+// failed renewal keeps the tier for the grace period; a cancellation scheduled either of Stripe's
+// ways keeps it until then).
 import {
   blocksNewCheckout,
   FREE_TIER,
@@ -9,7 +10,7 @@ import {
   tierOf,
   type TierPolicy,
 } from '../domain/billing/tier.ts';
-import type { User } from '../domain/model.ts';
+import type { BillingAccount } from '../domain/model.ts';
 
 export interface AccountPolicy extends TierPolicy {
   /** Whether a trial's checkout takes a card (BILLING_TRIAL_REQUIRES_CARD). */
@@ -24,6 +25,37 @@ export interface AccountView {
   canManage: boolean;
 }
 
+/** Whose account the words are about: the person's own, or their organisation's. */
+export interface Voice {
+  /** Whose subscription it is, at the start of a sentence. */
+  whose: string;
+  /** Who keeps the tier (a plural verb follows). */
+  who: string;
+  none: string;
+  /** Who may cancel, with its verb. */
+  cancels: string;
+  /** Who may update the card, with its verb. */
+  updatesCard: string;
+}
+
+export const PERSONAL: Voice = {
+  whose: 'Your',
+  who: 'you',
+  none: 'You have no subscription yet.',
+  cancels: 'you cancel',
+  updatesCard: 'update your card',
+};
+
+export const ORGANIZATION: Voice = {
+  whose: "Your organisation's",
+  who: 'its members',
+  none: 'Your organisation has no subscription yet.',
+  cancels: 'a manager cancels',
+  updatesCard: 'a manager can update the card',
+};
+
+const capitalized = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
+
 const when = (date: Date | null): string =>
   date === null
     ? 'the end of the period'
@@ -36,22 +68,33 @@ const when = (date: Date | null): string =>
  * trial_settings cancel a trial that ends without one). The setting read is today's: a trial sold
  * before it changed is worded by the new one.
  */
-export function trialWords(plan: string, end: Date | null, policy: AccountPolicy): string[] {
-  const runs = `Your ${plan} trial runs until ${when(end)}.`;
+export function trialWords(
+  plan: string,
+  end: Date | null,
+  policy: AccountPolicy,
+  voice = PERSONAL,
+): string[] {
+  const runs = `${voice.whose} ${plan} trial runs until ${when(end)}.`;
   if (policy.trialRequiresCard)
     return [
       runs,
-      `Then the ${plan} subscription starts and the card given at checkout is charged, unless you cancel before.`,
+      `Then the ${plan} subscription starts and the card given at checkout is charged, unless ${voice.cancels} before.`,
     ];
   return [
     runs,
-    `The checkout asked for no card. If one is on file by then (add it in the billing portal), the ${plan} subscription starts and the card is charged; without one the trial is canceled and you are back on ${FREE_TIER}.`,
+    `The checkout asked for no card. If one is on file by then (add it in the billing portal), the ${plan} subscription starts and the card is charged; without one the trial is canceled and ${voice.who} are back on ${FREE_TIER}.`,
   ];
 }
 
-function statusWords(user: User, policy: AccountPolicy, tier: string, now: Date): string[] {
-  const subscription = user.subscription;
-  if (subscription === null) return ['You have no subscription yet.'];
+function statusWords(
+  account: BillingAccount,
+  policy: AccountPolicy,
+  tier: string,
+  now: Date,
+  voice: Voice,
+): string[] {
+  const subscription = account.subscription;
+  if (subscription === null) return [voice.none];
   const plan =
     (subscription.priceId && policy.tierByPrice.get(subscription.priceId)) ||
     'a plan this service does not sell';
@@ -61,44 +104,56 @@ function statusWords(user: User, policy: AccountPolicy, tier: string, now: Date)
     case 'trialing': {
       const end = scheduledEnd(subscription);
       if (end !== null && end <= now)
-        return [`Your ${plan} subscription ended on ${when(end)}: you are on ${FREE_TIER}.`];
+        return [
+          `${voice.whose} ${plan} subscription ended on ${when(end)}: ${voice.who} are on ${FREE_TIER}.`,
+        ];
       if (end !== null)
         return [
-          `Your ${plan} subscription is canceled ${end.getTime() === subscription.currentPeriodEnd?.getTime() ? 'at the end of its period' : `as of ${when(end)}`}: you keep ${tier} until ${when(end)}, then ${FREE_TIER}.`,
+          `${voice.whose} ${plan} subscription is canceled ${end.getTime() === subscription.currentPeriodEnd?.getTime() ? 'at the end of its period' : `as of ${when(end)}`}: ${voice.who} keep ${tier} until ${when(end)}, then ${FREE_TIER}.`,
         ];
       if (subscription.status === 'trialing')
-        return trialWords(plan, subscription.trialEnd ?? subscription.currentPeriodEnd, policy);
-      return [`Your ${plan} subscription is active until ${periodEnd}, then renews.`];
+        return trialWords(
+          plan,
+          subscription.trialEnd ?? subscription.currentPeriodEnd,
+          policy,
+          voice,
+        );
+      return [`${voice.whose} ${plan} subscription is active until ${periodEnd}, then renews.`];
     }
     case 'past_due': {
       const failedAt = subscription.paymentFailedAt;
-      const failed = `The last payment for your ${plan} subscription failed${failedAt === null ? '' : ` on ${when(failedAt)}`}.`;
+      const failed = `The last payment for ${voice.whose.toLowerCase()} ${plan} subscription failed${failedAt === null ? '' : ` on ${when(failedAt)}`}.`;
       const ends = when(graceEnd(subscription, policy, now));
       if (tier !== FREE_TIER)
         return [
           failed,
-          `You keep ${tier} during the grace period of ${policy.graceDays} days, until ${ends}; after that ${FREE_TIER}, unless a payment goes through. The provider retries it; update your card in the billing portal.`,
+          `${capitalized(voice.who)} keep ${tier} during the grace period of ${policy.graceDays} days, until ${ends}; after that ${FREE_TIER}, unless a payment goes through. The provider retries it; ${voice.updatesCard} in the billing portal.`,
         ];
       return [
         failed,
-        `The grace period ended on ${ends}: you are on ${FREE_TIER} until a payment goes through. Update your card in the billing portal.`,
+        `The grace period ended on ${ends}: ${voice.who} are on ${FREE_TIER} until a payment goes through. ${capitalized(voice.updatesCard)} in the billing portal.`,
       ];
     }
     case 'canceled':
-      return [`Your ${plan} subscription was canceled.`];
+      return [`${voice.whose} ${plan} subscription was canceled.`];
     default:
       return [
-        `Your ${plan} subscription is ${subscription.status.replace('_', ' ')}: it gives no paid tier.`,
+        `${voice.whose} ${plan} subscription is ${subscription.status.replace('_', ' ')}: it gives no paid tier.`,
       ];
   }
 }
 
-export function accountView(user: User, policy: AccountPolicy, now = new Date()): AccountView {
-  const tier = tierOf(user.subscription, policy, now);
+export function accountView(
+  account: BillingAccount,
+  policy: AccountPolicy,
+  now = new Date(),
+  voice = PERSONAL,
+): AccountView {
+  const tier = tierOf(account.subscription, policy, now);
   return {
     tier,
-    status: statusWords(user, policy, tier, now),
-    canCheckout: !blocksNewCheckout(user.subscription, now),
-    canManage: user.paymentsCustomerId !== null,
+    status: statusWords(account, policy, tier, now, voice),
+    canCheckout: !blocksNewCheckout(account.subscription, now),
+    canManage: account.paymentsCustomerId !== null,
   };
 }

@@ -1,8 +1,9 @@
 // Development only: `/billing`, where a person signed in with a development token
-// (billing-session.ts) sees their account at once (tier, subscription in words, features and
-// limits) and, through its forms (billing-forms.ts), starts a checkout and opens the billing portal
-// with the same services as the API, so the whole loop runs in a browser alone. In production a
-// front end calls those operations itself.
+// (billing-session.ts) sees their account at once (tier and where it comes from, subscription in
+// words, features and limits), and their organisation's when the token names one
+// (billing-organization.ts), and through its forms (billing-forms.ts) starts a checkout and opens
+// the billing portal with the same services as the API, so the whole loop runs in a browser alone.
+// In production a front end calls those operations itself.
 import type { FastifyPluginAsync } from 'fastify';
 import type { CheckoutService } from '../domain/billing/checkout-service.ts';
 import type { PortalService } from '../domain/billing/portal-service.ts';
@@ -10,13 +11,18 @@ import type {
   SubscriptionSummary,
   SubscriptionSummaryService,
 } from '../domain/billing/subscription-summary.ts';
+import { tierRank } from '../domain/billing/tier.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
-import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import type { UserService } from '../domain/users/user-service.ts';
 import { statusOf } from '../http/error-handler.ts';
-import { accountView, type AccountPolicy, type AccountView } from './account-words.ts';
+import { accountView, type AccountView } from './account-words.ts';
 import { billingForms, domainRefusalInWords } from './billing-forms.ts';
+import {
+  organizationPages,
+  organizationSection,
+  type OrganizationPageServices,
+} from './billing-organization.ts';
 import { presentedToken, signIn, takeNotice, type Notice } from './billing-session.ts';
 import {
   escapeHtml,
@@ -30,7 +36,7 @@ import {
   tierHtml,
 } from './page-layout.ts';
 
-export interface BillingAccountServices {
+export interface BillingAccountServices extends OrganizationPageServices {
   users: UserService;
   /** Checkouts and portal sessions one user may start a minute through these forms: the API's limit. */
   perUserPerMinute: number;
@@ -38,17 +44,41 @@ export interface BillingAccountServices {
   portal: PortalService;
   /** What GET /billing/subscription answers: the status and the tier's features and limits. */
   summaries: SubscriptionSummaryService;
-  verifier: TokenVerifier;
-  policy: AccountPolicy;
   simulatorUrl: string;
+  /** Where a team checkout comes back to (APP_URL). */
+  appUrl: string;
 }
 
 /** What a checkout would sell now, said beside "no subscription" (GET /billing/subscription's plan). */
 const nextCheckout = (summary: SubscriptionSummary) =>
   `A checkout sells ${summary.plan}${summary.trial_eligible ? ', with a free trial first' : ''}.`;
 
+const SOURCE_WORDS = {
+  organization: 'through your organisation',
+  user: 'from your own subscription',
+};
+
+/** Where the tier comes from, when the token names an organisation (tier_source). */
+const sourceHtml = ({ tier_source: source }: SubscriptionSummary) =>
+  source ? ` <span class="muted" id="tier-source">${SOURCE_WORDS[source]}</span>` : '';
+
+/** The person's own subscription in words, and what a personal checkout would do now. */
+function ownWords(view: AccountView, summary: SubscriptionSummary, coveringTier: string | null) {
+  if (!view.canCheckout) return view.status;
+  if (coveringTier === null) return [...view.status, nextCheckout(summary)];
+  return [
+    ...view.status,
+    `Your organisation gives you ${coveringTier}, which covers what a personal checkout sells (${summary.plan}).`,
+  ];
+}
+
 /** The account as GET /api/v1/billing/subscription says it, and the subscription in words. */
-function accountHtml(principal: Principal, view: AccountView, summary: SubscriptionSummary) {
+function accountHtml(
+  principal: Principal,
+  view: AccountView,
+  summary: SubscriptionSummary,
+  coveringTier: string | null,
+) {
   const features = summary.features.length === 0 ? 'none' : summary.features.join(', ');
   const limits = Object.entries(summary.limits)
     .map(([name, limit]) => `${name} ${limit === null ? 'unlimited' : limit}`)
@@ -56,11 +86,11 @@ function accountHtml(principal: Principal, view: AccountView, summary: Subscript
   const status = summary.subscription
     ? `<p class="muted">Provider status: <span id="status">${escapeHtml(summary.subscription.status)}</span></p>`
     : '';
-  const words = view.canCheckout ? [...view.status, nextCheckout(summary)] : view.status;
-  const buttons = `${view.canCheckout ? START_CHECKOUT : ''}${view.canManage ? PORTAL_BUTTON : ''}`;
+  const checkout = view.canCheckout && coveringTier === null ? START_CHECKOUT : '';
+  const buttons = `${checkout}${view.canManage ? PORTAL_BUTTON : ''}`;
   return `<p>Signed in as <b>${escapeHtml(principal.idpId)}</b> (${escapeHtml(principal.email)}).</p>
-<dl class="account"><dt>Tier</dt><dd>${tierHtml(view.tier, 'tier')}</dd>
-<dt>Subscription</dt><dd>${paragraphs(words)}${status}</dd>
+<dl class="account"><dt>Tier</dt><dd>${tierHtml(summary.tier, 'tier')}${sourceHtml(summary)}</dd>
+<dt>Subscription</dt><dd>${paragraphs(ownWords(view, summary, coveringTier))}${status}</dd>
 <dt>Features</dt><dd id="features">${escapeHtml(features)}</dd>
 <dt>Limits</dt><dd id="limits">${escapeHtml(limits || 'none')}</dd></dl>
 <div class="actions">${buttons}${SIGN_OUT}</div>`;
@@ -69,7 +99,16 @@ function accountHtml(principal: Principal, view: AccountView, summary: Subscript
 async function accountPage(services: BillingAccountServices, principal: Principal) {
   const user = await services.users.currentUser(principal);
   const summary = await services.summaries.summary(principal);
-  return accountHtml(principal, accountView(user, services.policy), summary);
+  const organization = await organizationSection(services, principal);
+  // The API refuses a personal checkout for a tier the organisation already gives (409).
+  const { policy } = services;
+  const covering =
+    organization?.tier != null &&
+    tierRank(organization.tier, policy) >= tierRank(summary.plan, policy)
+      ? organization.tier
+      : null;
+  const own = accountHtml(principal, accountView(user, policy), summary, covering);
+  return `${own}${organization?.html ?? ''}`;
 }
 
 const noticeHtml = (notice: Notice | null) =>
@@ -97,5 +136,6 @@ export function billingAccountPages(services: BillingAccountServices): FastifyPl
       reply.redirect(`${services.simulatorUrl}/`, 303),
     );
     await app.register(billingForms(services));
+    await app.register(organizationPages(services));
   };
 }

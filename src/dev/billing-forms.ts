@@ -1,9 +1,11 @@
 // Development only: the forms of `/billing` (billing-account-pages.ts): sign in, start a checkout,
-// open the billing portal, sign out. A post goes through three gates in this order, so one that is
-// not the person's own costs nothing: a cross-site post is refused; the token is verified; only
-// then the per-user limit counts it, under the verified subject and together with the API's count
-// of the same operation. A post ends in a redirect (post-redirect-get): to the provider's page, or
-// back to /billing, which says what came of it, so a reload never posts again.
+// open the billing portal, the same two for the organisation the token names, sign out. A post goes
+// through three gates in this order, so one that is not the person's own costs nothing: a
+// cross-site post is refused; the token is verified; only then the per-user limit counts it, under
+// the verified subject and together with the API's count of the same operation. Whether the token's
+// role may manage the organisation, the organisation's service decides, as for the API. Every post
+// ends in a redirect (post-redirect-get): to the provider's page, or back to /billing, which says
+// what came of it (past the limit too), so a reload never posts again.
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
@@ -11,7 +13,7 @@ import { statusOf } from '../http/error-handler.ts';
 import { perUserLimit } from '../http/per-user-limit.ts';
 import type { BillingAccountServices } from './billing-account-pages.ts';
 import { forget, leaveNotice, refusalInWords, signIn, type Notice } from './billing-session.ts';
-import { crossSite, escapeHtml, HEADERS, page } from './page-layout.ts';
+import { crossSite, HEADERS, page } from './page-layout.ts';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
@@ -36,8 +38,10 @@ export const domainRefusalInWords = (error: DomainError): string =>
   statusOf(error) === 401 ? refusalInWords(error) : `${error.message}.`;
 
 /** What a refused post is told on /billing; null for a failure of the service itself. */
-function refusalOf(error: FastifyError): string | null {
+function refusalOf(error: FastifyError, reply: FastifyReply): string | null {
   if (error instanceof DomainError) return domainRefusalInWords(error);
+  if (error.statusCode === 429)
+    return `Too many tries this minute: try again in ${String(reply.getHeader('retry-after') ?? 60)} seconds.`;
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return 'What was posted is too long to be a token.';
   const status = error.statusCode ?? 500;
@@ -50,21 +54,12 @@ const backToBilling = (reply: FastifyReply, notice: Notice) => {
 };
 
 /**
- * A refused post goes back to /billing, which says why (a 401 logged as the API logs it). Past the
- * per-user limit the answer stays the limiter's 429 with Retry-After, as a page at the post's URL:
- * reloading it is trying again, which is what the page says to do.
+ * A refused post goes back to /billing, which says why (a 401 logged as the API logs it), past the
+ * per-user limit too: the API's clients get its 429 and Retry-After, a person the wait in words.
  */
 function explainRefusals(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error.statusCode === 429) {
-      const wait = String(reply.getHeader('retry-after') ?? 60);
-      const words = `Too many tries this minute: try again in ${wait} seconds.`;
-      return reply
-        .status(429)
-        .headers(HEADERS)
-        .send(page('Billing', `<p class="error">${escapeHtml(words)}</p>`));
-    }
-    const words = refusalOf(error);
+    const words = refusalOf(error, reply);
     if (words === null) throw error;
     if (error instanceof DomainError && statusOf(error) === 401)
       request.log.info({ reason: error.details.reason }, 'authentication refused');
@@ -115,6 +110,21 @@ export function billingForms(services: BillingAccountServices): FastifyPluginAsy
       path: '/billing/checkout',
       operation: 'checkout',
       open: (principal) => services.checkout.start(principal, {}),
+    });
+    // A team checkout comes back to a page that waits for the organisation's tier (billing-organization.ts).
+    const team = {
+      success_url: `${services.appUrl}/billing/org/success`,
+      cancel_url: `${services.appUrl}/billing`,
+    };
+    redirectToProviderPage(app, services, {
+      path: '/billing/org/checkout',
+      operation: 'checkout',
+      open: (principal) => services.organizations.checkout(principal, team),
+    });
+    redirectToProviderPage(app, services, {
+      path: '/billing/org/portal',
+      operation: 'portal',
+      open: (principal) => services.organizations.portal(principal, {}),
     });
     app.post('/billing/sign-out', hidden, async (_request, reply) => {
       forget(reply);

@@ -21,7 +21,7 @@ ${refresh ? '<meta http-equiv="refresh" content="2">' : ''}
 
 // The free tier in a neutral grey, the paid ones in green; a notice says what a form post came to.
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
-h1{font-size:1.5rem}.tier{font-weight:600;color:#0b6e4f}.tier.free{color:#52606d}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}.tier{font-weight:600;color:#0b6e4f}.tier.free{color:#52606d}
 .links{margin-top:2rem;font-size:.9rem}.error,.info{padding:.5rem .75rem;border-radius:4px}
 .error{color:#8a1c1c;background:#fdecec}.info{background:#eef2f6}.muted{color:#52606d;font-size:.9rem}
 dl.account{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dl.account dt{color:#52606d}dl.account dd{margin:0}dl.account dd p{margin:0 0 .4rem}
@@ -43,6 +43,9 @@ const postButton = (path: string, label: string) =>
 export const START_CHECKOUT = postButton('/billing/checkout', 'Start a checkout');
 export const PORTAL_BUTTON = postButton('/billing/portal', 'Open the billing portal');
 export const SIGN_OUT = postButton('/billing/sign-out', 'Sign out');
+// The same for the organisation the token names, shown to a manager only (billing-organization.ts).
+export const TEAM_CHECKOUT = postButton('/billing/org/checkout', 'Start a team checkout');
+export const TEAM_PORTAL = postButton('/billing/org/portal', "Open the team's billing portal");
 
 export const SIGN_IN = `<p>Sign in with a development token to see your account, start a checkout or manage your subscription.</p>
 <form method="post" action="/billing/sign-in"><label for="token">Your access token</label>
@@ -51,7 +54,8 @@ export const SIGN_IN = `<p>Sign in with a development token to see your account,
 <button type="submit" formaction="/billing/checkout">Start a checkout</button>
 <button type="submit" formaction="/billing/portal">Open the billing portal</button></div></form>
 <p><small>Development only: get a token with <code>npm run token</code> (for the user dev-user), or
-<code>npm run token -- --sub alice --email alice@example.com</code>; it is made for this service,
+<code>npm run token -- --sub alice --email alice@example.com</code>, or as a member of an organisation
+<code>npm run token -- --sub alice --org acme --role admin</code>; it is made for this service,
 whatever its port. This browser keeps it until it closes.
 A front end calls <code>GET /api/v1/billing/subscription</code>, <code>POST /api/v1/billing/checkout</code>
 and <code>/portal</code> with the user's token instead.</small></p>`;

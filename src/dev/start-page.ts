@@ -13,6 +13,11 @@ a test card; paying sends signed webhooks here, and your tier changes.</li>
 <li>Come back to <a href="/billing">your billing</a> to open the billing portal: switch plan, cancel, resume.</li>
 <li>The <a href="/billing/dashboard">payment simulator's dashboard</a> shows every event and what the
 service answered, and renews, fails a renewal or ends a period.</li>
+<li>A team: <code>npm run token -- --sub ann --org acme --role admin</code> and
+<code>npm run token -- --sub bob --org acme --role member</code> are an admin and a member of the
+organisation acme. Sign each in on <a href="/billing">your billing</a> (one in a private window): the
+admin buys the team plan, every member then has its tier, and a third member's first request raises
+the seats billed.</li>
 <li><a href="/dev/app-events">What the application was told</a>: the signed events (a tier changed, a
 payment failed) this service sends to <code>APP_WEBHOOK_URL</code>, here to itself.</li>
 </ol>

@@ -1,24 +1,18 @@
 // The per-user rate limit of the operations that cost provider calls (checkout, portal): counted
 // per subject and operation, so it runs after authentication (preHandler). The development forms
-// that start the same operations are limited alike, keyed through `subject`. The counts live in
+// that start the same operations are limited alike, once they have verified the token. The counts live in
 // the shared database (sharedLimitStore), so every instance counts alike: a user gets the limit,
 // not the limit once per instance, and a form and the API route of one operation share a count.
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 
-const authenticated = (request: FastifyRequest) => request.principal.idpId;
-
-export function perUserLimit(
-  operation: string,
-  perMinute: number,
-  subject: (request: FastifyRequest) => string = authenticated,
-) {
+export function perUserLimit(operation: string, perMinute: number) {
   return {
     rateLimit: {
       max: perMinute,
       timeWindow: 60_000,
       hook: 'preHandler' as const,
-      keyGenerator: (request: FastifyRequest) => `${operation}:${subject(request)}`,
+      keyGenerator: (request: FastifyRequest) => `${operation}:${request.principal.idpId}`,
     },
   };
 }

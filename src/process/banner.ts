@@ -15,7 +15,11 @@ export function banner({ url, simulatorUrl, devIdentity, database }: BannerFacts
     rows.push(['Your billing', `${url}/billing`], ['Stripe simulator', `${simulatorUrl}/`]);
   rows.push(['API docs', `${url}/docs`]);
   if (devIdentity)
-    rows.push(['Get a token', 'npm run token -- --sub alice --email alice@example.com']);
+    rows.push(
+      ['Get a token', 'npm run token  (for the user dev-user)'],
+      ['Another user', 'npm run token -- --sub alice --email alice@example.com'],
+      ['A team admin', 'npm run token -- --sub alice --org acme --role admin'],
+    );
   rows.push(['Database', database]);
   const width = Math.max(...rows.map(([label]) => label.length));
   return [

@@ -1,10 +1,11 @@
 // /billing says a user's state in words, above all where the tier and the provider's status seem
 // to disagree: a failed renewal keeps the tier for the grace period (and says until when), a
 // cancellation at period end keeps it until then; a trial says what happens when it ends, from
-// whether its checkout took a card.
+// whether its checkout took a card. An organisation's account is said in the same words, for its
+// members, with a manager as the one who acts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { accountView } from '../../src/dev/account-words.ts';
+import { accountView, ORGANIZATION } from '../../src/dev/account-words.ts';
 import type { SubscriptionState, SubscriptionStatus, User } from '../../src/domain/model.ts';
 
 const policy = {
@@ -142,5 +143,35 @@ describe('the account in words', () => {
     ]);
     for (const { status } of [withCard, cardless])
       assert.doesNotMatch(status.join(' '), /if there is a way to pay/);
+  });
+});
+
+describe("an organisation's account in words", () => {
+  const org = (status: SubscriptionStatus | null, overrides: Partial<SubscriptionState> = {}) =>
+    accountView(user(status, overrides), policy, now, ORGANIZATION).status;
+
+  test('none, active, canceled at period end: its subscription, its members keep the tier', () => {
+    assert.deepEqual(org(null), ['Your organisation has no subscription yet.']);
+    assert.deepEqual(org('active'), [
+      "Your organisation's team subscription is active until 2026-07-01 00:00 UTC, then renews.",
+    ]);
+    assert.deepEqual(org('active', { cancelAtPeriodEnd: true }), [
+      "Your organisation's team subscription is canceled at the end of its period: its members keep team until 2026-07-01 00:00 UTC, then free.",
+    ]);
+  });
+
+  test('past_due and trialing: a manager acts, its members keep or lose the tier', () => {
+    assert.deepEqual(org('past_due', { paymentFailedAt: new Date(now.getTime() - 2 * DAY) }), [
+      "The last payment for your organisation's team subscription failed on 2026-06-13 12:00 UTC.",
+      'Its members keep team during the grace period of 7 days, until 2026-06-20 12:00 UTC; after that free, unless a payment goes through. The provider retries it; a manager can update the card in the billing portal.',
+    ]);
+    assert.match(
+      org('past_due', { paymentFailedAt: new Date(now.getTime() - 9 * DAY) })[1]!,
+      /: its members are on free until a payment goes through\. A manager can update the card in the billing portal\.$/,
+    );
+    assert.deepEqual(org('trialing', { trialEnd: new Date('2026-06-29T12:00:00Z') }), [
+      "Your organisation's team trial runs until 2026-06-29 12:00 UTC.",
+      'Then the team subscription starts and the card given at checkout is charged, unless a manager cancels before.',
+    ]);
   });
 });
