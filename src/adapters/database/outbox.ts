@@ -1,85 +1,10 @@
-// The outbox on the database: what each subject was last told (announced_subjects), the events
-// written beside the change they report, and their deliveries (migrations/012). One worker per
-// event across instances rests on the claim: one statement that takes a lease of the rows it
-// finds, skipping the rows another claim holds locked (FOR UPDATE SKIP LOCKED).
-import type { SubjectRef } from '../../domain/model.ts';
-import type {
-  Announced,
-  ClaimedEvent,
-  EventDraft,
-  EventSummary,
-  Outbox,
-  OutboxRepository,
-} from '../../domain/ports/outbox.ts';
+// The outbox outside transactions: the delivery workers' claims and records, the operator's list
+// and resend, the counts, the tier clock's look, retention (migrations/012). One worker per event
+// across instances rests on the claim: one statement that takes a lease of the rows it finds,
+// skipping the rows another claim holds locked (FOR UPDATE SKIP LOCKED).
+import type { ClaimedEvent, EventSummary, Outbox } from '../../domain/ports/outbox.ts';
 import type { SqlClient } from './sql-client.ts';
 import { deleteInBatches } from './batch-delete.ts';
-
-interface AnnouncedRow {
-  tier: string | null;
-  seats: number | null;
-  payment_failed_at: Date | null;
-  created: boolean;
-}
-
-// Locks the subject's row, made on first sight, in one statement: the row of a concurrent first
-// sight is waited for and read as it was committed.
-const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id) VALUES ($1, $2)
-  ON CONFLICT (subject_type, subject_id) DO UPDATE SET subject_type = EXCLUDED.subject_type
-  RETURNING tier, seats, payment_failed_at, (xmax = 0) AS created`;
-
-const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id, type, body,
-    created_at, retry_from, next_attempt_at)
-  SELECT e.id, $1, $2, e.type, e.body, $6, $6, $6
-  FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(id, type, body, n)
-  ORDER BY e.n`;
-
-const ANNOUNCE = `WITH told AS (
-    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9
-    WHERE subject_type = $1 AND subject_id = $2)
-  ${INSERT_EVENTS}`;
-
-/** $1 to $6 of both statements that write events. */
-const eventParams = (subject: SubjectRef, events: EventDraft[], now: Date) => [
-  subject.type,
-  subject.id,
-  events.map((e) => e.id),
-  events.map((e) => e.type),
-  events.map((e) => e.body),
-  now,
-];
-
-const ownerRef = (row: { user_id: string | null; organization_id: string | null }): SubjectRef =>
-  row.user_id !== null
-    ? { type: 'user', id: row.user_id }
-    : { type: 'organization', id: row.organization_id! };
-
-export function outboxRepository(db: SqlClient): OutboxRepository {
-  return {
-    async lockAnnounced(subject) {
-      const [row] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
-      if (row === undefined || row.created) return null;
-      return { tier: row.tier, seats: row.seats, paymentFailedAt: row.payment_failed_at };
-    },
-    async ownerOf(subscriptionId) {
-      const [row] = await db.query<{ user_id: string | null; organization_id: string | null }>(
-        'SELECT user_id, organization_id FROM subscriptions WHERE id = $1',
-        [subscriptionId],
-      );
-      return row === undefined ? null : ownerRef(row);
-    },
-    async announce(subject, state: Announced, events, now) {
-      await db.query(ANNOUNCE, [
-        ...eventParams(subject, events, now),
-        state.tier,
-        state.seats,
-        state.paymentFailedAt,
-      ]);
-    },
-    async append(subject, events, now) {
-      await db.query(INSERT_EVENTS, eventParams(subject, events, now));
-    },
-  };
-}
 
 // The oldest pending event of each subject that is due and held by nobody. A subject's next event
 // waits while an earlier one is pending, so events of one subject arrive in order; other subjects

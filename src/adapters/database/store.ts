@@ -1,10 +1,10 @@
 // Binds the repositories to a database, and to a transaction when one is asked for.
 import { unwatched, type TransactionWatch } from '../../domain/events/tier-watch.ts';
 import type { Repositories, Store } from '../../domain/ports/store.ts';
-import { outboxRepository } from './outbox.ts';
 import type { Database, SqlClient } from './sql-client.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
 import { organizationsRepository } from './repositories/organizations.ts';
+import { outboxRepository } from './repositories/outbox.ts';
 import { seatsRepository } from './repositories/seats.ts';
 import { subscriptionsRepository } from './repositories/subscriptions.ts';
 import { usersRepository } from './repositories/users.ts';
