@@ -435,6 +435,43 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.deepEqual([told[1].data.from, told[1].data.to], [2, 5]);
   });
 
+  test('the metrics: events pending, delivered and failed, and the oldest pending age', async () => {
+    const [ola, pam] = [await profileOf(t, 'ola'), await profileOf(t, 'pam')];
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: ola.id } }),
+      ),
+    );
+    await t.composition.jobs.deliveries!.deliverDue();
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.created',
+        subscriptionObject({ metadata: { user_id: pam.id } }),
+      ),
+    );
+    const counts = await createOutbox(t.composition.db, 'free').counts(
+      new Date(Date.now() + 60_000),
+    );
+    assert.deepEqual(
+      { ...counts, oldestPendingSeconds: Math.round(counts.oldestPendingSeconds) },
+      {
+        pending: 1,
+        delivered: 1,
+        failed: 0,
+        oldestPendingSeconds: 60,
+      },
+    );
+    const metrics = t.composition.services.metrics;
+    metrics.outboundEvents(counts);
+    const exposed = await metrics.registry.metrics();
+    assert.match(exposed, /^outbound_events\{state="pending"\} 1$/m);
+    assert.match(exposed, /^outbound_events\{state="delivered"\} 1$/m);
+    assert.match(exposed, /^outbound_events_oldest_pending_seconds 60/m);
+  });
+
   test('two workers on two instances never deliver one event twice', async () => {
     for (let i = 0; i < 30; i++) {
       const user = await profileOf(t, `many-${i}`);
