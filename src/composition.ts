@@ -16,7 +16,12 @@ import type { ScheduledJobs } from './domain/schedule/jobs.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { createLogger } from './logger.ts';
 import { databaseAdapters, openDatabaseAs, type OpenedDatabase } from './composition/database.ts';
+import { composeAppEvents } from './composition/events.ts';
 import { composeIdentity } from './composition/identity.ts';
+import { createOutbox } from './adapters/database/outbox.ts';
+import { FREE_TIER } from './domain/billing/tier.ts';
+import { tierWatch, unwatched, type TransactionWatch } from './domain/events/tier-watch.ts';
+import type { Outbox } from './domain/ports/outbox.ts';
 import {
   paymentsProvider,
   runningSimulatorUrl,
@@ -78,22 +83,25 @@ async function composeServiceOn(
 ): Promise<Composition> {
   const identity = await composeIdentity(config, logger);
   const simulator = await startSimulatorInService(config, server.reach, logger);
+  const policy = tierPolicy(config);
+  const events = await composeAppEvents(config, policy);
   const adapters = {
     db,
-    ...databaseAdapters(db),
+    ...databaseAdapters(db, events?.watch),
     metrics: createPrometheusMetrics(() => db.poolStats()),
     payments: paymentsProvider(config, logger, simulator?.url ?? null),
     logger,
   };
-  const policy = tierPolicy(config);
   const services = routeServices(config, adapters, { verifier: identity.verifier, policy });
   const { store, payments } = adapters;
   const pages = simulator?.developmentPages(services, { store, policy });
-  const jobs = backgroundJobs(config, adapters);
+  const jobs = backgroundJobs(config, adapters, { events, policy });
+  const devRoutes = [...identity.devRoutes, ...(pages ? [pages] : [])];
+  if (events?.receiver) devRoutes.push(events.receiver);
   return {
     services,
     http: httpSettings(config, adapters),
-    devRoutes: pages ? [...identity.devRoutes, pages] : identity.devRoutes,
+    devRoutes,
     db,
     store,
     payments,
@@ -101,7 +109,10 @@ async function composeServiceOn(
     migrationsApplied: applied,
     simulatorUrl: simulator?.url ?? null,
     devIssuer: identity.devIssuer,
-    setServiceUrl: (url) => simulator?.setServiceUrl(url),
+    setServiceUrl(url) {
+      simulator?.setServiceUrl(url);
+      events?.setServiceUrl(url);
+    },
     jobs,
     async close() {
       await jobs.stop();
@@ -130,6 +141,10 @@ export async function composeDatabaseOwner(config: Config): Promise<DatabaseOwne
   };
 }
 
+/** An operator command's changes are recorded as the service's are, while events have a destination. */
+const operatorWatch = (config: Config, policy: TierPolicy): TransactionWatch =>
+  config.appEvents.kind === 'off' ? unwatched : tierWatch(policy);
+
 /** What an operator command works with: no HTTP server, simulator or identity provider. */
 export interface OperatorComposition {
   db: Database;
@@ -140,6 +155,8 @@ export interface OperatorComposition {
   holder: string;
   logger: Logger;
   policy: TierPolicy;
+  /** The outbound events, to list and resend. */
+  outbox: Outbox;
   migrationsApplied: string[];
   /** The payment provider: Stripe, or the simulator inside the running service (refused when none runs). */
   payments(): Promise<PaymentsProvider>;
@@ -155,7 +172,8 @@ export interface OperatorComposition {
 export async function composeOperator(config: Config): Promise<OperatorComposition> {
   const logger = createLogger(config.logLevel);
   const { db, applied, server } = await openDatabaseAs(config, 'operator');
-  const { store, ledger, leases } = databaseAdapters(db);
+  const policy = tierPolicy(config);
+  const { store, ledger, leases } = databaseAdapters(db, operatorWatch(config, policy));
   const payments = async () => paymentsProvider(config, logger, await runningSimulatorUrl(config));
   return {
     db,
@@ -163,7 +181,8 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
     leases,
     holder: `cli/${hostname()}/${process.pid}`,
     logger,
-    policy: tierPolicy(config),
+    policy,
+    outbox: createOutbox(db, FREE_TIER),
     migrationsApplied: applied,
     payments,
     async webhooks() {

@@ -69,6 +69,15 @@ export interface MetricsConfig {
   off: string | null;
 }
 
+/**
+ * Outbound events: to the application's endpoint; in development without one, to the service's
+ * own receiver (`secrets` null: one generated under DATA_DIR); or not recorded at all.
+ */
+export type AppEventsConfig =
+  | { kind: 'application'; url: string; secrets: string[] }
+  | { kind: 'development'; secrets: string[] | null }
+  | { kind: 'off' };
+
 export interface Config {
   nodeEnv: 'production' | 'development' | 'test';
   host: string;
@@ -110,6 +119,8 @@ export interface Config {
   localNames: string[];
   /** How often the service reconciles with the payment provider (one instance at a time); null: never. */
   reconcileEveryMs: number | null;
+  /** Where outbound events (tier changes and the like) are sent, and signed with what. */
+  appEvents: AppEventsConfig;
   /** Days an event's record, and a failure's, are kept. */
   retentionDays: { events: number; failures: number };
 }

@@ -29,6 +29,8 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Names of the required positional arguments, in order. */
   positionals: string[];
+  /** Names of positional arguments that may follow them. */
+  optionalPositionals?: string[];
   run(input: CommandInput, io: CommandIo): Promise<void>;
 }
 

@@ -4,6 +4,7 @@
 // (1: the command failed, 2: the command line was wrong).
 import { parseArgs } from 'node:util';
 import { UsageError, type Command, type CommandInput, type CommandIo } from './command.ts';
+import { eventsCommand } from './commands/events.ts';
 import { linkCustomerCommand } from './commands/link-customer.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { reconcileCommand } from './commands/reconcile.ts';
@@ -21,6 +22,7 @@ const COMMANDS: readonly Command[] = [
   reconcileCommand,
   linkCustomerCommand,
   replayEventsCommand,
+  eventsCommand,
 ];
 
 const usageLine = (command: Command) =>
@@ -66,7 +68,8 @@ async function runCommand(command: Command, args: string[], io: CommandIo): Prom
       `missing <${missing.join('> <')}> (usage: ${usageLine(command)})`,
       command.name,
     );
-  const extra = input.positionals[command.positionals.length];
+  const extra =
+    input.positionals[command.positionals.length + (command.optionalPositionals?.length ?? 0)];
   if (extra !== undefined)
     throw new UsageError(
       `unexpected argument ${JSON.stringify(extra)} (usage: ${usageLine(command)})`,

@@ -14,6 +14,7 @@ import {
 } from '../adapters/database/open.ts';
 import { createRateLimitCounts } from '../adapters/database/rate-limit-counts.ts';
 import type { Database } from '../adapters/database/sql-client.ts';
+import { unwatched, type TransactionWatch } from '../domain/events/tier-watch.ts';
 import { createStore } from '../adapters/database/store.ts';
 
 export interface OpenedDatabase {
@@ -40,10 +41,11 @@ export async function openDatabaseAs(
   }
 }
 
-export function databaseAdapters(db: Database) {
+/** `watch`: what records outbound events beside each change (none when no destination is configured). */
+export function databaseAdapters(db: Database, watch: TransactionWatch = unwatched) {
   return {
-    store: createStore(db),
-    ledger: createEventLedger(db),
+    store: createStore(db, watch),
+    ledger: createEventLedger(db, undefined, undefined, watch),
     leases: createJobLeases(db),
     limitCounts: createRateLimitCounts(db),
   };

@@ -17,13 +17,16 @@ import { SubscriptionSummaryService } from '../domain/billing/subscription-summa
 import { Members } from '../domain/organizations/members.ts';
 import { OrganizationBilling } from '../domain/organizations/organization-billing.ts';
 import { SeatReports } from '../domain/seats/seat-reports.ts';
-import type { TierPolicy } from '../domain/billing/tier.ts';
 import type { PaymentsProvider } from '../domain/ports/payments-provider.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import { scheduledJobs, type ScheduledJobs } from '../domain/schedule/jobs.ts';
 import { UserService } from '../domain/users/user-service.ts';
 import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { DatabaseAdapters } from './database.ts';
+import type { AppEvents } from './events.ts';
+import { createOutbox } from '../adapters/database/outbox.ts';
+import { FREE_TIER, type TierPolicy } from '../domain/billing/tier.ts';
+import { DeliveryWorker } from '../domain/events/delivery-worker.ts';
 
 /** The adapters a service is built from. */
 export interface ServiceAdapters extends DatabaseAdapters {
@@ -118,9 +121,18 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
 /** This process's name in the background jobs' leases: where it runs, its pid, and a nonce. */
 const instanceName = (): string => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
-/** Reconciliation, retention and the seat engine: started once the service listens. */
-export function backgroundJobs(config: Config, adapters: ServiceAdapters): ScheduledJobs {
-  const { store, payments, ledger, leases, limitCounts, metrics, logger } = adapters;
+/**
+ * Reconciliation, retention, the seat engine, and with outbound events their clock and delivery
+ * worker: started once the service listens.
+ */
+export function backgroundJobs(
+  config: Config,
+  adapters: ServiceAdapters,
+  { events, policy }: { events: AppEvents | null; policy: TierPolicy },
+): ScheduledJobs {
+  const { db, store, payments, ledger, leases, limitCounts, metrics, logger } = adapters;
+  const holder = instanceName();
+  const outbox = createOutbox(db, FREE_TIER);
   return scheduledJobs({
     store,
     payments,
@@ -129,9 +141,20 @@ export function backgroundJobs(config: Config, adapters: ServiceAdapters): Sched
     limits: limitCounts,
     metrics,
     log: logger,
-    holder: instanceName(),
+    holder,
     reconcileEveryMs: config.reconcileEveryMs,
     retentionDays: config.retentionDays,
     seats: config.organizations?.seats ?? null,
+    events: events && {
+      outbox,
+      policy,
+      worker: new DeliveryWorker({
+        outbox,
+        sender: events.sender,
+        holder,
+        log: logger,
+        onCounts: (counts) => metrics.outboundEvents(counts),
+      }),
+    },
   });
 }

@@ -2,6 +2,7 @@
 // can fail, it only shapes what was checked.
 import { resolve } from 'node:path';
 import type {
+  AppEventsConfig,
   Config,
   DatabaseConfig,
   IdentityConfig,
@@ -84,6 +85,18 @@ function payments(settings: Settings): PaymentsConfig {
   return { kind: 'stripe', apiKey, apiBase, livemode: apiKey.includes('_live_') };
 }
 
+/**
+ * Where outbound events go: the application's endpoint; in development without one, the
+ * service's own receiver (its secret, unless given, generated under DATA_DIR); else nowhere.
+ */
+function appEvents(settings: Settings): AppEventsConfig {
+  const { APP_WEBHOOK_URL: url, APP_WEBHOOK_SECRET: secrets } = settings;
+  // A rule requires APP_WEBHOOK_SECRET with APP_WEBHOOK_URL.
+  if (url !== undefined) return { kind: 'application', url, secrets: secrets! };
+  if (settings.NODE_ENV === 'development') return { kind: 'development', secrets: secrets ?? null };
+  return { kind: 'off' };
+}
+
 /** Tier -> days of trial: `14` gives every tier 14 days, `pro=14` only pro. */
 function trialDays(value: string | undefined, tiers: string[]): Map<string, number> {
   const entries = value === undefined ? [] : trialEntries(value);
@@ -158,6 +171,7 @@ export function buildConfig(settings: Settings, offered: Offered): Config {
     metrics: metrics(s),
     localNames: localNames(appUrl, s.HOST),
     reconcileEveryMs: interval === undefined ? null : durationMs(interval),
+    appEvents: appEvents(s),
     retentionDays: {
       events: s.WEBHOOK_EVENT_RETENTION_DAYS,
       failures: s.WEBHOOK_FAILURE_RETENTION_DAYS,

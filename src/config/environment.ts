@@ -13,6 +13,7 @@ import {
   port,
   text,
   whole,
+  eventSecrets,
 } from './kinds.ts';
 import { trialEntries } from './lists.ts';
 
@@ -149,6 +150,14 @@ export const ENVIRONMENT = Type.Object({
     problem: 'must be one scope: printable characters, no spaces',
     description: 'the scope a token needs to report seat counts',
   }),
+  APP_WEBHOOK_URL: Type.Optional(
+    httpUrl({ description: "the application's endpoint for outbound events" }),
+  ),
+  APP_WEBHOOK_SECRET: Type.Optional(
+    eventSecrets({
+      description: 'secrets outbound events are signed with, several during a rotation',
+    }),
+  ),
   BILLING_RECONCILE_INTERVAL: Type.Optional(
     duration('10s', '30d', { description: 'how often the service reconciles with the provider' }),
   ),

@@ -65,6 +65,22 @@ export const list = <Item extends TSchema>(
   about: About<string[]> & { problem: string; secret?: boolean },
 ) => Type.Array(item, about);
 
+/** A Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 bytes, as the receivers' libraries decode it. */
+const isEventSecret = (value: string): boolean => {
+  const encoded = value.slice('whsec_'.length);
+  const key = Buffer.from(encoded, 'base64');
+  return key.length >= 24 && key.length <= 64 && key.toString('base64') === encoded;
+};
+
+/** Comma-separated Standard Webhooks secrets. */
+export const eventSecrets = (about: About<string[]>) =>
+  list(Type.Refine(Type.String({ pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' }), isEventSecret), {
+    problem:
+      'must be one or more comma-separated whsec_ secrets, each the base64 of 24 to 64 bytes',
+    secret: true,
+    ...about,
+  });
+
 const isBareOrigin = (value: string): boolean =>
   isHttpUrl(value) && new URL(value).origin === value.replace(/\/$/, '');
 

@@ -1,6 +1,7 @@
 // What the schema cannot say of one variable alone: production's refusals, variables that need each
 // other, the tiers of BILLING_PRICES. Checked once every variable has been through the schema; a
 // rule is skipped when a variable it reads already has a problem, so a mistake is told once.
+import { isLoopback } from './build.ts';
 import { IN_MEMORY, SIMULATOR_WEBHOOK_SECRET } from './defaults.ts';
 import type { Settings, Variable } from './environment.ts';
 import { tierNames, trialEntries } from './lists.ts';
@@ -96,6 +97,26 @@ const RULES: Rule[] = [
     'needs IDP_ORG_CLAIM to be set',
   ),
   { variable: 'BILLING_TRIAL_DAYS', reads: TIER_VARIABLES, check: trialTiersProblem },
+  requiredWith('APP_WEBHOOK_SECRET', 'APP_WEBHOOK_URL'),
+  // Without a URL, development signs its own receiver's events with it; elsewhere it would sign nothing.
+  rule(
+    'APP_WEBHOOK_SECRET',
+    ['APP_WEBHOOK_URL', 'NODE_ENV'],
+    (s) =>
+      s.APP_WEBHOOK_SECRET !== undefined &&
+      s.APP_WEBHOOK_URL === undefined &&
+      s.NODE_ENV !== 'development',
+    'needs APP_WEBHOOK_URL to be set',
+  ),
+  // Events say who may do what: in production they travel encrypted unless they stay on this machine.
+  inProduction(
+    'APP_WEBHOOK_URL',
+    (s) =>
+      s.APP_WEBHOOK_URL !== undefined &&
+      new URL(s.APP_WEBHOOK_URL).protocol === 'http:' &&
+      !isLoopback(new URL(s.APP_WEBHOOK_URL).hostname.replace(/^\[|\]$/g, '')),
+    'must be https:// when NODE_ENV=production (http:// only for a loopback address)',
+  ),
 ];
 
 function pricesProblem(settings: Settings): string | undefined {

@@ -18,6 +18,8 @@ service answered, and renews, fails a renewal or ends a period.</li>
 organisation acme. Sign each in on <a href="/billing">your billing</a> (one in a private window): the
 admin buys the team plan, every member then has its tier, and a third member's first request raises
 the seats billed.</li>
+<li><a href="/dev/app-events">What the application was told</a>: the signed events (a tier changed, a
+payment failed) this service sends to <code>APP_WEBHOOK_URL</code>, here to itself.</li>
 </ol>
 <p>The API: <a href="/docs">its documentation</a> (<a href="/openapi.json">OpenAPI</a>), with
 <code>curl</code> and the same token as a bearer token.</p>`;

@@ -10,6 +10,7 @@ import { deleteInBatches } from './batch-delete.ts';
 import { CommittedIds } from './committed-ids.ts';
 import { RedeliveryShare } from './redelivery-share.ts';
 import { bindRepositories } from './store.ts';
+import { unwatched, type TransactionWatch } from '../../domain/events/tier-watch.ts';
 
 /**
  * Ends a transaction whose event is recorded already: rolled back, nothing run. One instance,
@@ -49,11 +50,12 @@ async function recordInTransaction(
   record: WebhookEventRecord,
   apply: Parameters<EventLedger['recordOnce']>[1],
   committed: CommittedIds,
+  watch: TransactionWatch,
 ): Promise<boolean> {
   try {
     const work = async (tx: SqlClient) => {
       if ((await lockEvent(tx, record.id)).recorded) throw RECORDED_ALREADY;
-      await apply(bindRepositories(tx));
+      await watch(bindRepositories(tx), apply, null);
     };
     await db.transaction(work, recordInsert(record));
     committed.add(record.id);
@@ -69,6 +71,7 @@ export function createEventLedger(
   db: Database,
   readRecorded = defaultIsRecorded(db),
   committed = new CommittedIds(),
+  watch: TransactionWatch = unwatched,
 ): EventLedger {
   // A redelivery costs BEGIN with the lock statement, then a ROLLBACK; while most deliveries are
   // redeliveries (a replay, a retry backlog), one read with no transaction answers them instead.
@@ -85,7 +88,7 @@ export function createEventLedger(
       const recorded =
         !committed.has(record.id) &&
         !(redeliveries.mostlyRedeliveries && (await isRecorded(record.id))) &&
-        (await recordInTransaction(db, record, apply, committed));
+        (await recordInTransaction(db, record, apply, committed, watch));
       redeliveries.observe(!recorded);
       return recorded;
     },

@@ -106,6 +106,27 @@ function seatMetrics(registry: Registry): Pick<Metrics, 'seatUpdate' | 'seatsOut
   };
 }
 
+function outboundMetrics(registry: Registry): Pick<Metrics, 'outboundEvents'> {
+  const events = new Gauge({
+    name: 'outbound_events',
+    help: 'Outbound events by state (pending, delivered, failed), as this instance last counted',
+    labelNames: ['state'],
+    registers: [registry],
+  });
+  const oldest = new Gauge({
+    name: 'outbound_events_oldest_pending_seconds',
+    help: 'How long the oldest pending outbound event has waited, as this instance last counted',
+    registers: [registry],
+  });
+  return {
+    outboundEvents(counts) {
+      for (const state of ['pending', 'delivered', 'failed'] as const)
+        events.set({ state }, counts[state]);
+      oldest.set(counts.oldestPendingSeconds);
+    },
+  };
+}
+
 /** Read when scraped. */
 function registerPoolGauge(registry: Registry, poolStats: () => PoolStats): void {
   new Gauge({
@@ -131,6 +152,7 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     ...billingMetrics(registry),
     ...jobMetrics(registry),
     ...seatMetrics(registry),
+    ...outboundMetrics(registry),
   };
   registerPoolGauge(registry, poolStats);
   return metrics;

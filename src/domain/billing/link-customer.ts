@@ -135,7 +135,7 @@ async function adopt(
   const alreadyLinked = adoptee.paymentsCustomerId === customerId;
   if (!alreadyLinked) await linkOrRefuse(deps, adoptee, customerId);
   const tierBefore = tierOf(adoptee.subscription, deps.policy, clock());
-  const changes = await applyCustomerListing(deps, customerId, options);
+  const changes = await applyCustomerListing(deps, customerId, { cause: 'operator', ...options });
   const after = await reload();
   return {
     idpId: adoptee.idpId,

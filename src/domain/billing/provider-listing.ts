@@ -3,6 +3,7 @@
 // older second, so a late event older than it cannot undo the repair and a newer state is kept. A
 // tie (a state of that very second that says otherwise) is settled by listing again a second later.
 import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { TierCause } from '../events/tier-reason.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
@@ -39,6 +40,8 @@ export interface ListingDeps {
 export interface ListingOptions extends ThrottledRetryOptions {
   /** Decide and report, write nothing. */
   dryRun?: boolean;
+  /** Why the tiers it changes changed, as the application is told; default `reconciled`. */
+  cause?: TierCause;
 }
 
 /** A delivery may store a first snapshot between our look and our insert: then look again. */
@@ -90,12 +93,12 @@ async function decide(
 export async function applyListing(
   deps: ListingDeps,
   read: ProviderRead<ProviderSubscription[]>,
-  { dryRun = false }: ListingOptions = {},
+  { dryRun = false, cause = 'reconciled' }: ListingOptions = {},
 ): Promise<Change[]> {
   if (dryRun) return decide(deps, deps.store, read, false);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.store.transaction((tx) => decide(deps, tx, read, true));
+      return await deps.store.transaction((tx) => decide(deps, tx, read, true), cause);
     } catch (error) {
       if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;
     }

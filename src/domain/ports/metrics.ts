@@ -1,4 +1,6 @@
 // What the domain reports for operators to watch; the adapter decides how (Prometheus).
+import type { OutboxCounts } from './outbox.ts';
+
 export interface Metrics {
   webhookEvent(
     type: string,
@@ -16,4 +18,6 @@ export interface Metrics {
   seatUpdate(result: 'sent' | 'failed'): void;
   /** Organisations whose provider quantity is not (yet) their desired one, as this instance last counted. */
   seatsOutOfSync(organizations: number): void;
+  /** The outbox's events by state and the oldest pending one's age, as this instance last counted. */
+  outboundEvents(counts: OutboxCounts): void;
 }

@@ -6,6 +6,8 @@ import type {
   SubscriptionState,
   User,
 } from '../model.ts';
+import type { TierCause } from '../events/tier-reason.ts';
+import type { OutboxRepository } from './outbox.ts';
 
 export interface UsersRepository {
   /** Creates the user on first sight, keeps the e-mail in step; one round trip when nothing changed. */
@@ -195,8 +197,13 @@ export interface Repositories {
   seats: SeatsRepository;
   checkoutSessions: CheckoutSessionsRepository;
   subscriptions: SubscriptionsRepository;
+  outbox: OutboxRepository;
 }
 
 export interface Store extends Repositories {
-  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction; `cause`, when given, is why every tier it changes changed (a
+   * reconciliation, an operator's command) in the events the application is told.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>, cause?: TierCause): Promise<T>;
 }

@@ -15,6 +15,12 @@ import type { Store } from '../ports/store.ts';
 import type { SeatSettings } from '../seats/desired-seats.ts';
 import { SeatSync } from '../seats/seat-sync.ts';
 import { forgetExpired, type RetentionDays } from './retention.ts';
+import type { DeliveryWorker } from '../events/delivery-worker.ts';
+import {
+  announcePassedEnds,
+  TIER_CLOCK_EVERY_MS,
+  type TierClockDeps,
+} from '../events/tier-clock.ts';
 import { ScheduledJob, type ScheduledJobOptions } from './scheduled-job.ts';
 
 export const RETENTION_EVERY_MS = 3_600_000;
@@ -35,6 +41,8 @@ export interface ScheduledJobsDeps {
   retentionDays: RetentionDays;
   /** Null: organisations are off. */
   seats: SeatSettings | null;
+  /** Outbound events: the clock of tier changes and this instance's delivery worker; null: off. */
+  events: (Omit<TierClockDeps, 'store'> & { worker: DeliveryWorker }) | null;
 }
 
 export interface ScheduledJobs {
@@ -44,16 +52,25 @@ export interface ScheduledJobs {
   seats: SeatSync | null;
   /** With BILLING_SEATS=active: marks the organisations whose members lapsed out of the window. */
   seatLapses: ScheduledJob | null;
+  /** With outbound events: the clock of the tier changes no write makes, and this instance's deliveries. */
+  tierClock: ScheduledJob | null;
+  deliveries: DeliveryWorker | null;
   start(): void;
   stop(): Promise<void>;
 }
 
 export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
   const { leases, holder, log, metrics } = deps;
-  const job = (name: string, everyMs: number, run: ScheduledJobOptions['run']) =>
+  const job = (
+    name: string,
+    everyMs: number,
+    run: ScheduledJobOptions['run'],
+    quietWhenIdle = false,
+  ) =>
     new ScheduledJob({
       job: name,
       everyMs,
+      quietWhenIdle,
       leases,
       holder,
       log,
@@ -73,7 +90,11 @@ export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
           return { seen, repaired, unchanged, unlinked };
         });
   const retention = job('retention', RETENTION_EVERY_MS, async (signal) => ({
-    ...(await forgetExpired(deps, deps.retentionDays, signal)),
+    ...(await forgetExpired(
+      { ...deps, outbox: deps.events?.outbox ?? null },
+      deps.retentionDays,
+      signal,
+    )),
   }));
   const { seats } = deps;
   const seatSync =
@@ -93,12 +114,30 @@ export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
       : job('seat-lapses', SEAT_LAPSES_EVERY_MS, async () => ({
           lapsed: await deps.store.seats.markLapsed(seats.activeDays, seats.minimum),
         }));
-  const all = [reconciliation, retention, seatSync, seatLapses].filter((j) => j !== null);
+  const { events } = deps;
+  const tierClock =
+    events &&
+    job(
+      'tier-clock',
+      TIER_CLOCK_EVERY_MS,
+      (signal) => announcePassedEnds({ ...events, store: deps.store }, signal),
+      true,
+    );
+  const all = [
+    reconciliation,
+    retention,
+    seatSync,
+    seatLapses,
+    tierClock,
+    events?.worker ?? null,
+  ].filter((j) => j !== null);
   return {
     reconcile: reconciliation,
     retention,
     seats: seatSync,
     seatLapses,
+    tierClock,
+    deliveries: events?.worker ?? null,
     start: () => all.forEach((j) => j.start()),
     stop: async () => void (await Promise.all(all.map((j) => j.stop()))),
   };

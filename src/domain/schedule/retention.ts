@@ -1,10 +1,12 @@
 // Retention: the ledger keeps an event's id only while the provider may still send it again
 // (retries for 3 days, a manual resend within 30), so older records go, as do old failure records
-// and the limits' expired windows, in small batches. An event delivered after that is processed
-// again; the ordering guard keeps it from overwriting newer state.
+// and the limits' expired windows, in small batches; with outbound events, those delivered or
+// given up go with their attempts after as long as the event records. An event delivered after
+// that is processed again; the ordering guard keeps it from overwriting newer state.
 import type { EventLedger } from '../ports/event-ledger.ts';
 import type { Expiring } from '../ports/expiring.ts';
 import type { Metrics } from '../ports/metrics.ts';
+import type { Outbox } from '../ports/outbox.ts';
 
 export interface RetentionDays {
   events: number;
@@ -16,12 +18,16 @@ export interface Forgotten {
   events: number;
   failures: number;
   limits: number;
+  /** Only with outbound events. */
+  outboundEvents?: number;
 }
 
 export interface RetentionDeps {
   ledger: EventLedger;
   /** The per-user limits' windows, when they are kept in the database. */
   limits: Expiring | null;
+  /** The outbound events, when they are recorded. */
+  outbox?: Pick<Outbox, 'forgetSettled'> | null;
   metrics: Metrics;
   now?: () => number;
 }
@@ -48,5 +54,10 @@ export async function forgetExpired(
   const limits = deps.limits
     ? await forget('rate_limit_counts', () => deps.limits!.forgetExpired(signal))
     : 0;
-  return { events, failures, limits };
+  const { outbox } = deps;
+  if (!outbox) return { events, failures, limits };
+  const outboundEvents = await forget('outbound_events', () =>
+    outbox.forgetSettled(new Date(now - days.events * DAY_MS), signal),
+  );
+  return { events, failures, limits, outboundEvents };
 }

@@ -18,6 +18,8 @@ export interface ScheduledJobOptions {
   run(signal: AbortSignal): Promise<Record<string, number>>;
   /** Told at each look: the last complete run on any instance. */
   onLastRun?(last: LastRun): void;
+  /** A frequent job: a run whose figures are all 0 is logged at debug, not info. */
+  quietWhenIdle?: boolean;
 }
 
 /** The first look, soon after start-up; then looks every tenth of the interval, between 1 s and 1 min. */
@@ -51,11 +53,15 @@ export class ScheduledJob {
         work: (signal) => this.options.run(signal),
         report: (result) => result,
       });
-      if (outcome.ran)
-        log.info(
+      if (outcome.ran) {
+        const idle = Object.values(outcome.value).every((figure) => figure === 0);
+        const write = this.options.quietWhenIdle && idle ? log.debug : log.info;
+        write.call(
+          log,
           { job, ...outcome.value, ms: Math.round(performance.now() - started) },
           `${job}: complete run`,
         );
+      }
     } catch (error) {
       if (!this.closing.signal.aborted)
         log.warn(

@@ -164,7 +164,7 @@ export function renderDashboard(view: DashboardView): Html {
   const emailOf: Emails = new Map(view.customers.map((c) => [c.id, c.email ?? c.id]));
   return html`<main>
         ${header(`API ${view.baseUrl}/v1 · webhooks to ${target ?? 'nowhere yet (waiting for the service to listen)'}`)}
-        ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a></p>` : ''}
+        ${target ? html`<p class="small">The service: <a href="${new URL(target).origin}/billing">billing page</a> · <a href="${new URL(target).origin}/docs">API docs</a> · <a href="${new URL(target).origin}/dev/app-events">what the application was told</a></p>` : ''}
         ${notice ? html`<div class="notice">${notice}</div>` : ''}
         ${settingsSection(view.settings)}
         ${subscriptionsTable(view, emailOf)}

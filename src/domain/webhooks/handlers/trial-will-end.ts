@@ -1,11 +1,12 @@
 // customer.subscription.trial_will_end: the provider's notice that a trial ends soon (three days
 // before, or at once when the trial is ended early). Nothing changes yet: the new state comes with
 // the customer.subscription.updated (or .deleted) that follows. The event is recorded and
-// acknowledged, and logged at info with who pays (a user or an organisation), for whatever reminds
-// them to pay.
+// acknowledged, logged at info with who pays (a user or an organisation), and told to the
+// application (`trial.will_end`), for whatever reminds them to pay.
 import type { SubscriptionEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
 import { findEventSubject } from '../context.ts';
+import { draftEvent } from '../../events/event-body.ts';
 
 export const trialWillEnd: EventHandler<SubscriptionEvent> = {
   kind: 'subscription',
@@ -24,5 +25,12 @@ export const trialWillEnd: EventHandler<SubscriptionEvent> = {
       },
       subject === null ? 'trial ends soon, for a customer of no user' : 'trial ends soon',
     );
+    if (subject === null || subscription.trialEnd === null) return;
+    const about = { type: subject.ref.type, id: subject.ref.id, idp_id: subject.idpId };
+    const notice = {
+      type: 'trial.will_end',
+      data: { trial_end: subscription.trialEnd.toISOString() },
+    } as const;
+    await ctx.tx.outbox.append(subject.ref, [draftEvent(about, notice, ctx.now)], ctx.now);
   },
 };

@@ -1,0 +1,72 @@
+// The outbox inside a transaction: what each subject was last told (announced_subjects) and the
+// events written beside the change they report (migrations/012).
+import type { SubjectRef } from '../../../domain/model.ts';
+import type { Announced, EventDraft, OutboxRepository } from '../../../domain/ports/outbox.ts';
+import type { SqlClient } from '../sql-client.ts';
+
+interface AnnouncedRow {
+  tier: string | null;
+  seats: number | null;
+  payment_failed_at: Date | null;
+  created: boolean;
+}
+
+// Locks the subject's row, made on first sight, in one statement: the row of a concurrent first
+// sight is waited for and read as it was committed.
+const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id) VALUES ($1, $2)
+  ON CONFLICT (subject_type, subject_id) DO UPDATE SET subject_type = EXCLUDED.subject_type
+  RETURNING tier, seats, payment_failed_at, (xmax = 0) AS created`;
+
+const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id, type, body,
+    created_at, retry_from, next_attempt_at)
+  SELECT e.id, $1, $2, e.type, e.body, $6, $6, $6
+  FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(id, type, body, n)
+  ORDER BY e.n`;
+
+const ANNOUNCE = `WITH told AS (
+    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9
+    WHERE subject_type = $1 AND subject_id = $2)
+  ${INSERT_EVENTS}`;
+
+/** $1 to $6 of both statements that write events. */
+const eventParams = (subject: SubjectRef, events: EventDraft[], now: Date) => [
+  subject.type,
+  subject.id,
+  events.map((e) => e.id),
+  events.map((e) => e.type),
+  events.map((e) => e.body),
+  now,
+];
+
+const ownerRef = (row: { user_id: string | null; organization_id: string | null }): SubjectRef =>
+  row.user_id !== null
+    ? { type: 'user', id: row.user_id }
+    : { type: 'organization', id: row.organization_id! };
+
+export function outboxRepository(db: SqlClient): OutboxRepository {
+  return {
+    async lockAnnounced(subject) {
+      const [row] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
+      if (row === undefined || row.created) return null;
+      return { tier: row.tier, seats: row.seats, paymentFailedAt: row.payment_failed_at };
+    },
+    async ownerOf(subscriptionId) {
+      const [row] = await db.query<{ user_id: string | null; organization_id: string | null }>(
+        'SELECT user_id, organization_id FROM subscriptions WHERE id = $1',
+        [subscriptionId],
+      );
+      return row === undefined ? null : ownerRef(row);
+    },
+    async announce(subject, state: Announced, events, now) {
+      await db.query(ANNOUNCE, [
+        ...eventParams(subject, events, now),
+        state.tier,
+        state.seats,
+        state.paymentFailedAt,
+      ]);
+    },
+    async append(subject, events, now) {
+      await db.query(INSERT_EVENTS, eventParams(subject, events, now));
+    },
+  };
+}

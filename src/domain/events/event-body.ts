@@ -1,0 +1,28 @@
+// The events the application is told, in the Standard Webhooks shape: `{"type", "timestamp",
+// "data"}`, minified, the exact text signed and sent on every attempt; the id is the `webhook-id`.
+import type { EventDraft } from '../ports/outbox.ts';
+
+/** Who an event is about: a user or an organisation, with the identity provider's id. */
+export interface EventSubject {
+  type: 'user' | 'organization';
+  id: string;
+  idp_id: string;
+}
+
+export type EventData =
+  | { type: 'tier.changed'; data: { from: string; to: string; reason: string } }
+  | { type: 'payment.failed'; data: { grace_until: string } }
+  | { type: 'trial.will_end'; data: { trial_end: string } }
+  | { type: 'seats.changed'; data: { from: number; to: number } };
+
+/** An id without dots (the signed content joins id, time and body with them). */
+export const newEventId = (): string => `msg_${crypto.randomUUID().replaceAll('-', '')}`;
+
+export function draftEvent(subject: EventSubject, event: EventData, now: Date): EventDraft {
+  const body = JSON.stringify({
+    type: event.type,
+    timestamp: now.toISOString(),
+    data: { subject, ...event.data },
+  });
+  return { id: newEventId(), type: event.type, body };
+}

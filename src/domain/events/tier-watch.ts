@@ -1,0 +1,160 @@
+// One place finds every change the application must be told of: each transaction that writes a
+// subscription runs through this watch, which notes the subjects whose subscriptions it wrote and,
+// before the commit, compares what each one's tier (by the one tier function), seats and payment
+// failure are now with what it was last told. A difference becomes events, in the same
+// transaction: a rollback sends nothing, and a redelivered provider event finds nothing new to tell.
+import type { SubjectRef, SubscriptionState } from '../model.ts';
+import type { Announced, EventDraft, OutboxRepository } from '../ports/outbox.ts';
+import type { Repositories, SubscriptionsRepository } from '../ports/store.ts';
+import { FREE_TIER, isLive, tierOf, type TierPolicy } from '../billing/tier.ts';
+import { draftEvent, type EventSubject } from './event-body.ts';
+import { tierReason, type TierCause } from './tier-reason.ts';
+
+/** Runs a transaction's work on repositories it watches, and records what it saw before the commit. */
+export type TransactionWatch = <T>(
+  tx: Repositories,
+  work: (tx: Repositories) => Promise<T>,
+  cause: TierCause | null,
+) => Promise<T>;
+
+/** The outbox of a transaction whose events go nowhere. */
+const NOWHERE: OutboxRepository = {
+  lockAnnounced: async () => null,
+  ownerOf: async () => null,
+  announce: async () => {},
+  append: async () => {},
+};
+
+/** No destination for events: nothing watched, nothing recorded. */
+export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: NOWHERE });
+
+/** The subjects a transaction wrote subscriptions of. */
+class Written {
+  readonly subjects = new Map<string, { ref: SubjectRef; firstStored: boolean }>();
+  /** Written by id alone (the conditional write): their owner is looked up before the commit. */
+  readonly byId = new Set<string>();
+
+  add(ref: SubjectRef, firstStored: boolean): void {
+    const key = `${ref.type}:${ref.id}`;
+    const known = this.subjects.get(key);
+    this.subjects.set(key, { ref, firstStored: firstStored || (known?.firstStored ?? false) });
+  }
+}
+
+function watched(
+  subscriptions: SubscriptionsRepository,
+  written: Written,
+): SubscriptionsRepository {
+  return {
+    ...subscriptions,
+    async insert(state) {
+      const stored = await subscriptions.insert(state);
+      if (stored) written.add(state.owner, true);
+      return stored;
+    },
+    async update(state) {
+      await subscriptions.update(state);
+      written.add(state.owner, false);
+    },
+    async updateIfAsOfBelow(state) {
+      const write = await subscriptions.updateIfAsOfBelow(state);
+      if (write.written) written.byId.add(state.id);
+      return write;
+    },
+  };
+}
+
+export function tierWatch(policy: TierPolicy, clock = () => new Date()): TransactionWatch {
+  return async (tx, work, cause) => {
+    const written = new Written();
+    const result = await work({ ...tx, subscriptions: watched(tx.subscriptions, written) });
+    for (const id of written.byId) {
+      const owner = await tx.outbox.ownerOf(id);
+      if (owner !== null) written.add(owner, false);
+    }
+    // Locked in one order, so two transactions writing the same subjects never wait on each other.
+    const subjects = [...written.subjects.values()].sort((a, b) =>
+      `${a.ref.type}:${a.ref.id}`.localeCompare(`${b.ref.type}:${b.ref.id}`),
+    );
+    for (const { ref, firstStored } of subjects)
+      await announceChanges(tx, ref, { policy, cause, firstStored, now: clock() });
+    return result;
+  };
+}
+
+export interface Look {
+  policy: TierPolicy;
+  cause: TierCause | null;
+  /** The deciding subscription was stored for the first time now (a checkout, not a resumption). */
+  firstStored: boolean;
+  now: Date;
+}
+
+/** What a subject is now, as the application would be told it. */
+function presentState(
+  subject: SubjectRef,
+  deciding: SubscriptionState | null,
+  look: Look,
+): Announced {
+  const live = deciding !== null && isLive(deciding.status);
+  return {
+    tier: tierOf(deciding, look.policy, look.now),
+    seats: subject.type === 'organization' && live ? deciding.quantity : null,
+    paymentFailedAt: deciding?.status === 'past_due' ? deciding.paymentFailedAt : null,
+  };
+}
+
+const sameTime = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
+
+/**
+ * Compares the subject's present state with what it was last told (under that record's lock, so
+ * changes of one subject are told one at a time, in order) and writes the events of the
+ * difference. Exported for the clock that finds the changes no write makes (events/tier-clock.ts).
+ */
+export async function announceChanges(
+  tx: Repositories,
+  ref: SubjectRef,
+  look: Look,
+): Promise<void> {
+  const told = await tx.outbox.lockAnnounced(ref);
+  const account =
+    ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
+  if (account === null) return;
+  const deciding = account.subscription;
+  const now = presentState(ref, deciding, look);
+  const subject: EventSubject = {
+    type: ref.type,
+    id: ref.id,
+    idp_id: 'idpId' in account ? account.idpId : account.idpOrgId,
+  };
+  // Never told (a subject billed before events were recorded): what it is now, without an event.
+  const events: EventDraft[] = [];
+  const event = (e: Parameters<typeof draftEvent>[1]) =>
+    events.push(draftEvent(subject, e, look.now));
+  const before = told === null ? { tier: FREE_TIER, seats: null, paymentFailedAt: null } : told;
+  if (before.tier !== null) {
+    if (now.paymentFailedAt !== null && !sameTime(now.paymentFailedAt, before.paymentFailedAt))
+      event({
+        type: 'payment.failed',
+        data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
+      });
+    if (now.tier !== before.tier) {
+      const step = { from: before.tier, to: now.tier!, deciding, firstStored: look.firstStored };
+      event({
+        type: 'tier.changed',
+        data: { from: step.from, to: step.to, reason: tierReason(step, look.cause, look.now) },
+      });
+    }
+    if (now.seats !== null && before.seats !== null && now.seats !== before.seats)
+      event({ type: 'seats.changed', data: { from: before.seats, to: now.seats } });
+  }
+  const changed =
+    told === null ||
+    now.tier !== told.tier ||
+    now.seats !== told.seats ||
+    !sameTime(now.paymentFailedAt, told.paymentFailedAt);
+  if (changed) await tx.outbox.announce(ref, now, events, look.now);
+}
+
+const graceUntil = (failedAt: Date, policy: TierPolicy) =>
+  new Date(failedAt.getTime() + policy.graceDays * 86_400_000);

@@ -1,0 +1,99 @@
+// Outbound events as the domain needs them stored: what each subject was last told, the events
+// written beside the change they report, and the deliveries a worker makes of them.
+import type { SubjectRef } from '../model.ts';
+
+/** What the application was last told of a subject; a null tier: not known (billed before events). */
+export interface Announced {
+  tier: string | null;
+  seats: number | null;
+  paymentFailedAt: Date | null;
+}
+
+/** An event to write: its id (the `webhook-id` of every attempt), its type and the exact body. */
+export interface EventDraft {
+  id: string;
+  type: string;
+  body: string;
+}
+
+/** The outbox inside a transaction: what the tier-watch (events/tier-watch.ts) reads and writes. */
+export interface OutboxRepository {
+  /**
+   * The subject's announced state, locked until the transaction ends, so that two transactions
+   * changing one subject take turns; null when the subject was never announced (nothing stored).
+   */
+  lockAnnounced(subject: SubjectRef): Promise<Announced | null>;
+  /** Who pays for the stored subscription; null when none is stored. */
+  ownerOf(subscriptionId: string): Promise<SubjectRef | null>;
+  /** Stores what the subject is told now, and the events that tell it, in the order given. */
+  announce(subject: SubjectRef, state: Announced, events: EventDraft[], now: Date): Promise<void>;
+  /** Writes events that change nothing the subject was told (a notice, such as a trial ending soon). */
+  append(subject: SubjectRef, events: EventDraft[], now: Date): Promise<void>;
+}
+
+/** An event a worker holds the lease of, to attempt once. */
+export interface ClaimedEvent {
+  id: string;
+  body: string;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  /** When its retries started: the event's creation, or the last resend. */
+  retryFrom: Date;
+}
+
+/** What one attempt met: the answer's status (null: none), its time, the start of its body. */
+export interface AttemptRecord {
+  attemptedAt: Date;
+  status: number | null;
+  durationMs: number;
+  /** The first 1 KB of the answer's body, or why no answer came. */
+  answer: string;
+}
+
+/** After an attempt: delivered, given up, or tried again at `at`. */
+export type Outcome = { state: 'delivered' } | { state: 'failed' } | { state: 'pending'; at: Date };
+
+export interface EventSummary {
+  id: string;
+  type: string;
+  subject: SubjectRef;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  createdAt: Date;
+  nextAttemptAt: Date | null;
+  /** The last attempt's status and answer; null before any. */
+  last: { status: number | null; answer: string } | null;
+}
+
+export interface OutboxCounts {
+  pending: number;
+  delivered: number;
+  failed: number;
+  /** Seconds the oldest pending event has waited; 0 when none is pending. */
+  oldestPendingSeconds: number;
+}
+
+/** The outbox outside transactions: the delivery worker's and the operator's. */
+export interface Outbox {
+  /**
+   * Takes the lease of up to `limit` due events, each the oldest pending one of its subject and
+   * held by nobody: one statement, so two workers on any instances never take the same one.
+   */
+  claim(holder: string, now: Date, leaseMs: number, limit: number): Promise<ClaimedEvent[]>;
+  /** Records an attempt and what follows it, under the holder's lease (a lost lease records the attempt only). */
+  settle(
+    eventId: string,
+    holder: string,
+    attempt: number,
+    record: AttemptRecord,
+    outcome: Outcome,
+  ): Promise<void>;
+  list(options: { failed: boolean; limit: number }): Promise<EventSummary[]>;
+  /** Sends an event again from now (delivered or failed ones too); false when there is no such event. */
+  resend(eventId: string, now: Date): Promise<boolean>;
+  counts(now: Date): Promise<OutboxCounts>;
+  /** Subjects the clock should look at: never announced though billed, or told a paid tier that an end passed since. */
+  dueForLook(now: Date, graceDays: number, limit: number): Promise<SubjectRef[]>;
+  /** Deletes events delivered or given up before `before`, with their attempts; resolves to how many. */
+  forgetSettled(before: Date, signal: AbortSignal): Promise<number>;
+}
