@@ -67,6 +67,18 @@ function nextPeriod(subscription: Subscription): Subscription {
   return withPeriod(subscription, start, addMonth(start, subscription.billing_cycle_anchor));
 }
 
+/**
+ * The renewal invoice of the period after `before`'s: made at the boundary, whenever the button
+ * advancing the clock to it is pressed, and looking back on the period just ended.
+ */
+function renewalDates(before: Subscription): {
+  at: number;
+  lookback: { start: number; end: number };
+} {
+  const { current_period_start: start, current_period_end: end } = itemOf(before);
+  return { at: end, lookback: { start, end } };
+}
+
 async function endAtPeriodEnd(
   unit: Unit,
   subscription: Subscription,
@@ -96,7 +108,7 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
       after = active(before);
     } else {
       after = nextPeriod(before);
-      invoice = await invoiceFor(unit, after, { paid: true, at });
+      invoice = await invoiceFor(unit, after, { paid: true, ...renewalDates(before) });
       after = { ...after, status: 'active', latest_invoice: invoice.id };
     }
     await unit.emit('invoice.paid', invoice);
@@ -128,7 +140,6 @@ export function failRenewal(
       throw invalidParam(
         `Subscription ${id} is set to cancel at the end of its period; it will not renew.`,
       );
-    const at = nowSeconds();
     const open = await openInvoice(unit, before);
     if (before.status === 'paused' && open === null)
       throw invalidParam(`Subscription ${id} is paused; it does not renew.`);
@@ -137,14 +148,14 @@ export function failRenewal(
       const invoice: Stripe.Invoice = {
         ...open,
         attempt_count: open.attempt_count + 1,
-        next_payment_attempt: at + 3 * 86_400,
+        next_payment_attempt: nowSeconds() + 3 * 86_400,
       };
       await unit.docs.save('invoice', invoice);
       await unit.emit('invoice.payment_failed', invoice);
       return { subscription: before, invoice };
     }
     const advanced = nextPeriod(before);
-    const invoice = await invoiceFor(unit, advanced, { paid: false, at });
+    const invoice = await invoiceFor(unit, advanced, { paid: false, ...renewalDates(before) });
     const unpaid: Subscription = { ...advanced, latest_invoice: invoice.id };
     await unit.emit('invoice.payment_failed', invoice);
     if (ctx.settings.pauseOnPaymentFailure) {

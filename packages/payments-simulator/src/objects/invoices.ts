@@ -26,6 +26,11 @@ export interface NewInvoice {
   lines?: (invoiceId: string) => Stripe.InvoiceLineItem[];
   /** The subscription's discount and automatic tax (charge.ts); none when not given. */
   adjustments?: Adjustments;
+  /**
+   * The invoice's own period: a renewal's looks back on the period just ended, while its lines
+   * carry the period they bill, as Stripe dates them; from `at` to `at` when not given.
+   */
+  period?: { start: number; end: number };
 }
 
 /** What a line bills when it is not the item's whole period at its price. */
@@ -150,8 +155,6 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     adjustments,
   );
   const lines = raw.map((each, i) => adjusted(each, charge.lines[i]!, adjustments));
-  // The item's period is the last line's: any prorations billed with it come first.
-  const line = lines.at(-1)!;
   const { subtotal, discount, tax, total } = charge;
   // A credit (a switch to a cheaper plan) is not charged: nothing is due.
   const due = Math.max(0, total);
@@ -184,7 +187,7 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     billing_reason: input.reason,
     collection_method: 'charge_automatically',
     created: input.at,
-    currency: line.currency,
+    currency: lines[0]!.currency,
     custom_fields: null,
     customer: customerIdOf(input.subscription),
     customer_account: null,
@@ -228,8 +231,8 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
       payment_method_options: null,
       payment_method_types: null,
     },
-    period_end: line.period.end,
-    period_start: line.period.start,
+    period_end: input.period?.end ?? input.at,
+    period_start: input.period?.start ?? input.at,
     post_payment_credit_notes_amount: 0,
     pre_payment_credit_notes_amount: 0,
     receipt_number: null,
