@@ -26,3 +26,9 @@ export function perMonth(line: LineCharge, currency: string): Html {
   const tax = line.tax === 0 ? '' : ` + ${money(line.tax, currency)} tax`;
   return html`${list}<strong>${money(afterDiscount(line), currency)}</strong> per month${tax}`;
 }
+
+/** "$39.20/month + $3.92 tax": a period's line after its discount, in a button's few words. */
+export function shortPrice(line: LineCharge, currency: string): string {
+  const tax = line.tax === 0 ? '' : ` + ${money(line.tax, currency)} tax`;
+  return `${money(afterDiscount(line), currency)}/month${tax}`;
+}

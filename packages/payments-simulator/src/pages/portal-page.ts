@@ -10,15 +10,16 @@ import { cardLabel, updateCard } from '../card-update.ts';
 import type { Outcome, SimContext } from '../context.ts';
 import { AUTOMATIC } from '../events.ts';
 import type { FormObject } from '../form.ts';
-import { nextCharge } from '../next-charge.ts';
+import { nextCharge, periodCharge } from '../next-charge.ts';
 import type { AppliedDiscount } from '../objects/charge.ts';
 import { discountById } from '../objects/offers.ts';
+import { itemOf } from '../objects/subscriptions.ts';
 import { scheduleCancel, switchPrice } from '../subscription-changes.ts';
 import { ENDED, type Changed } from '../subscription-lifecycle.ts';
 import { nowSeconds } from '../time.ts';
 import { header, html, refuseCrossSitePosts, sendPage } from './layout.ts';
 import { describeChange, describeEvents, noticeOf } from './notices.ts';
-import { renderPortal, type PortalView } from './portal-view.ts';
+import { renderPortal, type PortalSubscription, type PortalView } from './portal-view.ts';
 
 type Session = Stripe.BillingPortal.Session;
 const SESSION_SECONDS = 3_600;
@@ -72,17 +73,21 @@ async function portalView(
   ).data
     .map((r) => r.data)
     .filter((s) => !ENDED.includes(s.status));
-  const subscriptions = await Promise.all(
-    live.map(async (subscription) => ({
-      subscription,
-      next: await nextCharge(ctx.docs, subscription),
-    })),
-  );
   const prices = (
     await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
   ).data
     .map((r) => r.data)
     .reverse();
+  const subscriptions = await Promise.all(
+    live.map(async (subscription): Promise<PortalSubscription> => {
+      const next = await nextCharge(ctx.docs, subscription);
+      const { price: current, quantity = 1 } = itemOf(subscription);
+      const offers = prices
+        .filter((price) => price.id !== current.id)
+        .map((price) => ({ price, period: periodCharge(price, quantity, next.adjustments) }));
+      return { subscription, next, offers };
+    }),
+  );
   const invoices = (
     await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })
   ).data.map((r) => r.data);
@@ -91,7 +96,6 @@ async function portalView(
     session,
     customer,
     subscriptions,
-    prices,
     invoices,
     discounts: await discountsOf(ctx, invoices),
     card,

@@ -7,17 +7,28 @@ import type Stripe from 'stripe';
 import { TEST_CARDS } from '../card-update.ts';
 import type { NextCharge } from '../next-charge.ts';
 import { tierTitle } from '../objects/catalog.ts';
-import type { AppliedDiscount } from '../objects/charge.ts';
+import type { AppliedDiscount, LineCharge } from '../objects/charge.ts';
 import { SIMULATED_TAX } from '../objects/offers.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
-import { discountName, perMonth } from './charge-words.ts';
+import { discountName, perMonth, shortPrice } from './charge-words.ts';
 import { dateOf, html, money, type Html } from './layout.ts';
+
+/** A price the portal offers to switch to, with what a period of it would come to. */
+export interface Offer {
+  price: Stripe.Price;
+  period: LineCharge;
+}
+
+export interface PortalSubscription {
+  subscription: Stripe.Subscription;
+  next: NextCharge;
+  offers: Offer[];
+}
 
 export interface PortalView {
   session: Stripe.BillingPortal.Session;
   customer: Stripe.Customer;
-  subscriptions: { subscription: Stripe.Subscription; next: NextCharge }[];
-  prices: Stripe.Price[];
+  subscriptions: PortalSubscription[];
   invoices: Stripe.Invoice[];
   /** The discounts the invoices name, by id. */
   discounts: Map<string, AppliedDiscount>;
@@ -45,7 +56,7 @@ function button(session: string, { action, label, fields, style = '' }: Button):
 
 function subscriptionCard(
   view: PortalView,
-  { subscription, next }: { subscription: Stripe.Subscription; next: NextCharge },
+  { subscription, next, offers }: PortalSubscription,
 ): Html {
   const { price, quantity = 1, current_period_end: end } = itemOf(subscription);
   const id = view.session.id;
@@ -60,7 +71,7 @@ function subscriptionCard(
   const buttons =
     cancels !== null
       ? html`${button(id, { action: 'resume-at-period-end', label: 'Renew subscription', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`
-      : html`${view.prices.filter((p) => p.id !== price.id).map((p) => button(id, { action: 'switch', label: `Switch to ${planName(p)} (${money(p.unit_amount, p.currency)}/month)`, fields: { ...sub, price: p.id } }))}
+      : html`${offers.map((o) => button(id, { action: 'switch', label: `Switch to ${planName(o.price)} (${shortPrice(o.period, o.price.currency)})`, fields: { ...sub, price: o.price.id } }))}
         ${button(id, { action: 'cancel-at-period-end', label: 'Cancel at period end', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`;
   const upcoming =
     next.at === null
