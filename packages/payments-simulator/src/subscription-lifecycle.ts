@@ -9,8 +9,15 @@ import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { invoiceFor } from './invoicing.ts';
 import { markPaid } from './objects/invoices.ts';
-import { active, itemOf, paused, scheduledEnd, withPeriod } from './objects/subscriptions.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import {
+  active,
+  itemOf,
+  paused,
+  periodEndOf,
+  scheduledEnd,
+  withPeriod,
+} from './objects/subscriptions.ts';
+import { nowSeconds } from './time.ts';
 
 type Subscription = Stripe.Subscription;
 export interface Changed {
@@ -62,9 +69,14 @@ export async function transition(
   );
 }
 
+/** The period after the current one, at the item's price's interval. */
 function nextPeriod(subscription: Subscription): Subscription {
-  const start = itemOf(subscription).current_period_end;
-  return withPeriod(subscription, start, addMonth(start, subscription.billing_cycle_anchor));
+  const { current_period_end: start, price } = itemOf(subscription);
+  return withPeriod(
+    subscription,
+    start,
+    periodEndOf(price, start, subscription.billing_cycle_anchor),
+  );
 }
 
 /**

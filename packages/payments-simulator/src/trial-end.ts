@@ -9,9 +9,9 @@ import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { announceInvoice, invoiceFor } from './invoicing.ts';
-import { customerIdOf, itemOf, withPeriod } from './objects/subscriptions.ts';
+import { customerIdOf, itemOf, periodEndOf, withPeriod } from './objects/subscriptions.ts';
 import { locked, update, type Changed } from './subscription-lifecycle.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import { nowSeconds } from './time.ts';
 
 type Subscription = Stripe.Subscription;
 
@@ -96,7 +96,7 @@ export function endTrial(
     const next = withPeriod(
       { ...before, trial_end: at, billing_cycle_anchor: at },
       at,
-      addMonth(at),
+      periodEndOf(itemOf(before).price, at),
     );
     if (await hasPaymentMethod(unit, before))
       return billFirstPeriod(unit, { before, after: { ...next, status: 'active' } }, at);

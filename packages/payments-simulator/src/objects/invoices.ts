@@ -3,7 +3,7 @@
 // does (no top-level `subscription` field); and a new invoice as its first two events show it.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
-import { decimal, tierTitle } from './catalog.ts';
+import { decimal, planTitle, unitOf } from './catalog.ts';
 import {
   billable,
   chargeOf,
@@ -57,7 +57,7 @@ export function trialLines(
   price: Stripe.Price,
   period: { start: number; end: number },
 ): (invoiceId: string) => Stripe.InvoiceLineItem[] {
-  const description = `Trial period for ${tierTitle(price.lookup_key ?? price.id)}`;
+  const description = `Trial period for ${planTitle(price)}`;
   return (invoiceId) => [
     lineOf(invoiceId, subscription, { price, amount: 0, description, period, proration: false }),
   ];
@@ -73,7 +73,6 @@ export function lineOf(
   const quantity = part?.quantity ?? item.quantity ?? 1;
   const amount = part?.amount ?? itemAmount(price, quantity);
   const product = typeof price.product === 'string' ? price.product : price.product.id;
-  const tier = price.lookup_key ?? product;
   return {
     id: newId('il_'),
     object: 'line_item',
@@ -81,7 +80,7 @@ export function lineOf(
     currency: price.currency,
     description:
       part?.description ??
-      `${quantity} × ${tierTitle(tier)} (at ${money(price.unit_amount ?? 0)} / month)`,
+      `${quantity} × ${planTitle(price)} (at ${money(price.unit_amount ?? 0)} / ${unitOf(price)})`,
     discount_amounts: [],
     discountable: billable(amount, { proration: part?.proration }).discountable,
     discounts: [],

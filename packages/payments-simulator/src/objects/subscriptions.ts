@@ -2,7 +2,7 @@
 // (items.data[].current_period_start/_end), not on the subscription itself.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
-import { nowSeconds } from '../time.ts';
+import { nowSeconds, periodEnd } from '../time.ts';
 import { planOf } from './catalog.ts';
 
 export interface NewSubscription {
@@ -132,6 +132,10 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
     trial_start: trialEnd === null ? null : input.start,
   };
 }
+
+/** The end of a period of `price` that starts at `start`, aligned to the billing cycle `anchor`. */
+export const periodEndOf = (price: Stripe.Price, start: number, anchor: number = start): number =>
+  periodEnd(start, price.recurring ?? { interval: 'month' }, anchor);
 
 /** The subscription's only item: where its price and current period are. */
 export function itemOf(subscription: Stripe.Subscription): Stripe.SubscriptionItem {

@@ -7,7 +7,7 @@ import type { Outcome, SimContext } from '../context.ts';
 import { StripeApiError } from '../errors.ts';
 import type { Changed } from '../subscription-lifecycle.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
-import { tierTitle } from '../objects/catalog.ts';
+import { planTitle, unitOf } from '../objects/catalog.ts';
 import { dateOf, money } from './layout.ts';
 
 /** How long a click waits for its webhooks, so that the notice can say whether they arrived. */
@@ -25,7 +25,7 @@ export async function noticeOf(work: () => Promise<string>): Promise<string> {
 
 const planOf = (subscription: Stripe.Subscription): string => {
   const { price } = itemOf(subscription);
-  return `${tierTitle(price.lookup_key ?? price.id)} (${money(price.unit_amount, price.currency)}/month)`;
+  return `${planTitle(price)} (${money(price.unit_amount, price.currency)}/${unitOf(price)})`;
 };
 
 /** One sentence for the change `action` made; `action` is a key of SUBSCRIPTION_ACTIONS or `switch`. */

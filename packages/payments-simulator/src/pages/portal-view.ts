@@ -6,11 +6,11 @@
 import type Stripe from 'stripe';
 import { TEST_CARDS } from '../card-update.ts';
 import type { NextCharge } from '../next-charge.ts';
-import { tierTitle } from '../objects/catalog.ts';
+import { planTitle, unitOf } from '../objects/catalog.ts';
 import type { AppliedDiscount, LineCharge } from '../objects/charge.ts';
 import { SIMULATED_TAX } from '../objects/offers.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
-import { discountName, perMonth, shortPrice } from './charge-words.ts';
+import { discountName, perPeriod, shortPrice } from './charge-words.ts';
 import { dateOf, html, money, type Html } from './layout.ts';
 
 /** A price the portal offers to switch to, with what a period of it would come to. */
@@ -35,8 +35,6 @@ export interface PortalView {
   card: string;
   notice: string | null;
 }
-
-const planName = (price: Stripe.Price): string => tierTitle(price.lookup_key ?? price.id);
 
 interface Button {
   /** The action posted to, /p/session/:id/<action>. */
@@ -71,17 +69,17 @@ function subscriptionCard(
   const buttons =
     cancels !== null
       ? html`${button(id, { action: 'resume-at-period-end', label: 'Renew subscription', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`
-      : html`${offers.map((o) => button(id, { action: 'switch', label: `Switch to ${planName(o.price)} (${shortPrice(o.period, o.price.currency)})`, fields: { ...sub, price: o.price.id } }))}
+      : html`${offers.map((o) => button(id, { action: 'switch', label: `Switch to ${planTitle(o.price)} (${shortPrice(o.period, o.price)})`, fields: { ...sub, price: o.price.id } }))}
         ${button(id, { action: 'cancel-at-period-end', label: 'Cancel at period end', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`;
   const upcoming =
     next.at === null
       ? ''
       : html`<p class="next">Next invoice ${money(next.invoice.total, price.currency)} on ${dateOf(next.at)}</p>`;
   return html`<div class="card subscription" data-subscription="${subscription.id}" style="margin-bottom:14px">
-    <h2 style="margin-top:0"><span class="plan">${planName(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>
-    <p class="monthly">${perMonth(next.period, price.currency)} · ${renewal}</p>
+    <h2 style="margin-top:0"><span class="plan">${planTitle(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>
+    <p class="monthly">${perPeriod(next.period, price)} · ${renewal}</p>
     ${next.adjustments.discount === null ? '' : html`<p class="discount">${discountName(next.adjustments.discount)}</p>`}
-    ${quantity === 1 ? '' : html`<p class="quantity">Quantity ${quantity} · ${money((price.unit_amount ?? 0) * quantity, price.currency)} per month in total</p>`}
+    ${quantity === 1 ? '' : html`<p class="quantity">Quantity ${quantity} · ${money((price.unit_amount ?? 0) * quantity, price.currency)} per ${unitOf(price)} in total</p>`}
     ${upcoming}
     <p>${buttons}</p></div>`;
 }
