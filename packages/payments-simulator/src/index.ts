@@ -10,6 +10,7 @@ import type { SimEvent } from './events.ts';
 import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
 import { seedOffers } from './objects/offers.ts';
+import { seedPortalConfiguration } from './objects/portal-configurations.ts';
 import { NoticeBoard } from './pages/notice-board.ts';
 import { buildSimulatorServer } from './server.ts';
 import { ensureSchema } from './schema.ts';
@@ -84,6 +85,7 @@ export async function startPaymentsSimulator(
   await ensureSchema(options.db);
   const docs = new Documents(options.db);
   await seedCatalog(docs, options.prices);
+  await seedPortalConfiguration(docs);
   await seedOffers(docs);
   const settings: SimSettings = {
     webhookPayload: options.webhookPayload ?? 'snapshot',

@@ -6,6 +6,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { billingPortalRoutes } from './api/billing-portal.ts';
 import { catalogRoutes } from './api/catalog.ts';
+import { portalConfigurationRoutes } from './api/portal-configurations.ts';
 import { checkoutSessionRoutes } from './api/checkout-sessions.ts';
 import { controlRoutes } from './api/controls.ts';
 import { driftControlRoutes } from './api/drift-controls.ts';
@@ -50,6 +51,7 @@ const API_ROUTES = [
   eventRoutes,
   catalogRoutes,
   billingPortalRoutes,
+  portalConfigurationRoutes,
 ];
 
 /** /v1, /v2 and /_sim: each with the API key; /v1 and /v2 counted, /v1 with Idempotency-Key. */

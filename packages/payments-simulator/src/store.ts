@@ -12,6 +12,7 @@ export type SimType =
   | 'invoice'
   | 'invoiceitem'
   | 'billing_portal.session'
+  | 'billing_portal.configuration'
   | 'payment_method'
   | 'coupon'
   | 'promotion_code'
@@ -55,6 +56,12 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
       return [null, doc.active === false ? 'inactive' : 'active', field(doc, 'product')];
     case 'product':
       return [null, doc.active === false ? 'inactive' : 'active', null];
+    case 'billing_portal.configuration':
+      return [
+        null,
+        doc.active === false ? 'inactive' : 'active',
+        doc.is_default ? 'default' : 'other',
+      ];
     case 'promotion_code':
       // Codes are matched without regard to case: the reference is the code in capitals.
       return [
