@@ -12,6 +12,7 @@ import { controlRoutes } from './api/controls.ts';
 import { driftControlRoutes } from './api/drift-controls.ts';
 import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
+import { subscriptionScheduleRoutes } from './api/subscription-schedules.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
 import { v2EventRoutes } from './api/v2-events.ts';
 import { apiKeyCheck } from './auth.ts';
@@ -52,6 +53,7 @@ const API_ROUTES = [
   catalogRoutes,
   billingPortalRoutes,
   portalConfigurationRoutes,
+  subscriptionScheduleRoutes,
 ];
 
 /** /v1, /v2 and /_sim: each with the API key; /v1 and /v2 counted, /v1 with Idempotency-Key. */

@@ -1,13 +1,17 @@
 // Renewals, with the events Stripe sends. Renew starts the next period with a paid invoice (a
 // past_due or paused subscription's open invoice is paid instead), or ends a subscription
-// scheduled to end within the period. A failed renewal leaves the new period's invoice open: the
-// subscription is past_due, or paused when the account pauses on payment failure (settings.ts).
+// scheduled to end within the period. A schedule's next phase starts with the period
+// (schedule-lifecycle.ts): the events are then subscription_schedule.updated (and .released),
+// invoice.paid, customer.subscription.updated; Stripe documents no order. A failed renewal leaves
+// the new period's invoice open: the subscription is past_due, or paused when the account pauses
+// on payment failure (settings.ts).
 // Cancellations are in subscription-changes.ts, trials in trial-end.ts.
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { invoiceFor } from './invoicing.ts';
+import { endWith, enterPhaseAt, scheduleOf } from './schedule-lifecycle.ts';
 import { markPaid } from './objects/invoices.ts';
 import {
   active,
@@ -91,11 +95,14 @@ function renewalDates(before: Subscription): {
   return { at: end, lookback: { start, end } };
 }
 
+/** The end of the period ends it; a schedule that ends it then (`end_behavior=cancel`) completes. */
 async function endAtPeriodEnd(
   unit: Unit,
   subscription: Subscription,
   at: number,
 ): Promise<Changed> {
+  const schedule = await scheduleOf(unit.docs, subscription);
+  if (schedule !== null) await endWith(unit, schedule, 'completed', at);
   const ended: Subscription = { ...subscription, status: 'canceled', ended_at: at };
   await unit.docs.save('subscription', ended);
   await unit.emit('customer.subscription.deleted', ended);
@@ -119,7 +126,8 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
       await unit.docs.save('invoice', invoice);
       after = active(before);
     } else {
-      after = nextPeriod(before);
+      const entered = await enterPhaseAt(unit, before, itemOf(before).current_period_end);
+      after = nextPeriod(entered);
       invoice = await invoiceFor(unit, after, { paid: true, ...renewalDates(before) });
       after = { ...after, status: 'active', latest_invoice: invoice.id };
     }
@@ -166,7 +174,8 @@ export function failRenewal(
       await unit.emit('invoice.payment_failed', invoice);
       return { subscription: before, invoice };
     }
-    const advanced = nextPeriod(before);
+    const entered = await enterPhaseAt(unit, before, itemOf(before).current_period_end);
+    const advanced = nextPeriod(entered);
     const invoice = await invoiceFor(unit, advanced, { paid: false, ...renewalDates(before) });
     const unpaid: Subscription = { ...advanced, latest_invoice: invoice.id };
     await unit.emit('invoice.payment_failed', invoice);

@@ -144,6 +144,12 @@ export function itemOf(subscription: Stripe.Subscription): Stripe.SubscriptionIt
   return item;
 }
 
+/** The id of the schedule managing the subscription, expanded or not; null without one. */
+export const scheduleIdOf = (subscription: Stripe.Subscription): string | null =>
+  typeof subscription.schedule === 'string'
+    ? subscription.schedule
+    : (subscription.schedule?.id ?? null);
+
 /** The id of the subscription's customer, expanded or not. */
 export const customerIdOf = (subscription: Stripe.Subscription): string =>
   typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
