@@ -4,6 +4,7 @@
 // Commands import the database, the provider and the composition inside run(), so `--help` and
 // `token` start without loading them.
 import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.ts';
 
 export interface CommandInput {
   values: Record<string, string | boolean | undefined>;
@@ -53,3 +54,13 @@ export function optionalOption(input: CommandInput, name: string): string | null
 
 /** The configuration an operator command runs on: the service's own, its log level lowered. */
 export { loadCliConfig as cliConfig } from '../config.ts';
+
+/**
+ * The issuer an operator's `--org <idp_org_id>` is read under: organisations are keyed by the
+ * identity provider that names them (IDP_ISSUER, or the development provider's).
+ */
+export function organizationIssuer(config: Readonly<Config>): string {
+  if (config.organizations === null)
+    throw new UsageError('--org needs organisations: IDP_ORG_CLAIM is unset');
+  return config.organizations.issuer;
+}

@@ -25,9 +25,11 @@ function user(status: SubscriptionStatus | null, overrides: Partial<Subscription
       : {
           id: 'sub_1',
           customerId: 'cus_1',
-          userId: 'u1',
+          owner: { type: 'user', id: 'u1' },
           status,
           priceId: 'price_team',
+          itemId: 'si_1',
+          quantity: 1,
           cancelAtPeriodEnd: false,
           cancelAt: null,
           currentPeriodEnd: new Date('2026-07-01T00:00:00Z'),

@@ -5,12 +5,13 @@
 import { createHash } from 'node:crypto';
 import { jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { DomainError } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/model.ts';
+import type { Principal, ServiceCaller } from '../../domain/model.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
 import { ExpiringEntries } from './expiring-entries.ts';
 import { issuerMismatch } from './issuer-first.ts';
 import type { UserinfoAnswer } from './oidc-issuer.ts';
+import { organizationOf, scopesOf, type OrganizationClaimPaths } from './organization-claims.ts';
 import { refusalReason } from './refusal-reason.ts';
 
 export const ALLOWED_ALGORITHMS = [
@@ -42,6 +43,8 @@ export interface JwtVerifierOptions {
   emailClaim: string;
   /** Asked for the e-mail when the token carries none (the issuer's userinfo endpoint). */
   fetchEmail?: (token: string) => Promise<UserinfoAnswer>;
+  /** Where tokens name the caller's organisation and role; null or absent: organisations off. */
+  organizations?: OrganizationClaimPaths | null;
 }
 
 function invalid(reason: string): DomainError {
@@ -106,21 +109,32 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     if (!EMAIL_SHAPE.test(found)) throw invalid('e-mail claim is not an address');
     return found;
   }
+  /** The token's claims once verified, with its subject. */
+  async function verified(token: string): Promise<{ payload: JWTPayload; idpId: string }> {
+    const mismatch = issuerMismatch(token, options.issuer);
+    if (mismatch !== null) throw invalid(mismatch);
+    let payload: JWTPayload;
+    let protectedHeader: JWTHeaderParameters;
+    try {
+      ({ payload, protectedHeader } = await jwtVerify(token, options.keys, verifyOptions));
+    } catch (error) {
+      throw invalid(refusalReason(error));
+    }
+    checkType(protectedHeader);
+    const idpId = claimText(payload, 'sub', MAX_CLAIM_LENGTH.sub);
+    if (idpId === null) throw invalid('token has no subject');
+    return { payload, idpId };
+  }
+  const organizations = options.organizations ?? null;
   return {
     async verify(token: string): Promise<Principal> {
-      const mismatch = issuerMismatch(token, options.issuer);
-      if (mismatch !== null) throw invalid(mismatch);
-      let payload: JWTPayload;
-      let protectedHeader: JWTHeaderParameters;
-      try {
-        ({ payload, protectedHeader } = await jwtVerify(token, options.keys, verifyOptions));
-      } catch (error) {
-        throw invalid(refusalReason(error));
-      }
-      checkType(protectedHeader);
-      const idpId = claimText(payload, 'sub', MAX_CLAIM_LENGTH.sub);
-      if (idpId === null) throw invalid('token has no subject');
-      return { idpId, email: await email(payload, token) };
+      const { payload, idpId } = await verified(token);
+      const organization = organizations === null ? null : organizationOf(payload, organizations);
+      return { idpId, email: await email(payload, token), organization };
+    },
+    async verifyService(token: string): Promise<ServiceCaller> {
+      const { payload, idpId } = await verified(token);
+      return { subject: idpId, scopes: scopesOf(payload) };
     },
   };
 }
