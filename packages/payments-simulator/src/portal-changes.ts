@@ -1,5 +1,5 @@
-// What the billing portal changes, as its configuration (portal-rules.ts) allows: a new price or
-// quantity, applied now and prorated as the configuration's proration_behavior says, or when a
+// What the billing portal changes, as its configuration (portal-rules.ts) allows: a new price (the
+// quantity kept), applied now and prorated as the configuration's proration_behavior says, or when a
 // schedule_at_period_end condition holds, scheduled for the period's end with a subscription
 // schedule (from the subscription: its current price until the period's end, then the new one;
 // end_behavior release). Stripe does not publish the schedule its portal writes: this one is the
@@ -14,7 +14,7 @@ import { AUTOMATIC } from './events.ts';
 import { changeItem, type ProrationBehavior } from './item-change.ts';
 import { buildPhase } from './objects/schedules.ts';
 import { itemOf, periodEndOf, scheduledEnd, scheduleIdOf } from './objects/subscriptions.ts';
-import { waitsForPeriodEnd, type ItemState, type PortalRules } from './portal-rules.ts';
+import { changeWaits, type PortalRules } from './portal-rules.ts';
 import { attach, release, scheduleOf } from './schedule-lifecycle.ts';
 import { withCancelAt } from './subscription-changes.ts';
 import { ENDED, locked, update, type Changed } from './subscription-lifecycle.ts';
@@ -22,36 +22,17 @@ import { nowSeconds } from './time.ts';
 
 type Subscription = Stripe.Subscription;
 
-export interface PortalChange {
-  price?: string;
-  quantity?: number;
-}
-
-/** What a portal change did: applied now, or scheduled for `scheduledAt`. */
+/** What a portal change did: applied now, or scheduled (the price the period's end brings). */
 export interface PortalOutcome extends Changed {
-  scheduledAt: number | null;
+  scheduled: { price: Stripe.Price; at: number } | null;
 }
 
-/** The item the change asks for, within what the configuration offers. */
-function target(rules: PortalRules, from: ItemState, change: PortalChange): ItemState {
-  const price =
-    change.price === undefined || change.price === from.price.id
-      ? from.price
-      : rules.prices.find((each) => each.id === change.price);
+/** The price asked for, among those the configuration offers. */
+function offered(rules: PortalRules, id: string): Stripe.Price {
+  const price = rules.prices.find((each) => each.id === id);
   if (price === undefined)
-    throw invalidParam(`This portal does not offer the price ${change.price}.`, 'price');
-  if (change.quantity === undefined || change.quantity === from.quantity)
-    return { price, quantity: from.quantity };
-  const adjustable = rules.quantity(price);
-  if (adjustable === null)
-    throw invalidParam('This portal does not let the quantity change.', 'quantity');
-  const { minimum, maximum } = adjustable;
-  if (change.quantity < minimum || (maximum !== null && change.quantity > maximum))
-    throw invalidParam(
-      `The quantity must be between ${minimum} and ${maximum ?? 'any number'}.`,
-      'quantity',
-    );
-  return { price, quantity: change.quantity };
+    throw invalidParam(`This portal does not offer the price ${id}.`, 'price');
+  return price;
 }
 
 function refuseUnchangeable(subscription: Subscription): void {
@@ -73,17 +54,17 @@ export function portalUpdate(
   ctx: SimContext,
   rules: PortalRules,
   id: string,
-  change: PortalChange,
+  priceId: string,
 ): Promise<Outcome<PortalOutcome>> {
   return mutate(ctx, AUTOMATIC, async (unit) => {
     const before = await locked(unit, id);
     refuseUnchangeable(before);
     const item = itemOf(before);
     const from = { price: item.price, quantity: item.quantity ?? 1 };
-    const to = target(rules, from, change);
-    if (to.price.id === from.price.id && to.quantity === from.quantity)
-      throw invalidParam('The subscription is already on that plan and quantity.');
-    if (before.status !== 'trialing' && waitsForPeriodEnd(rules.configuration, from, to)) {
+    if (priceId === from.price.id)
+      throw invalidParam(`Subscription ${id} is already on price ${priceId}.`, 'price');
+    const to = { price: offered(rules, priceId), quantity: from.quantity };
+    if (changeWaits(rules.configuration, before, to.price)) {
       const end = item.current_period_end;
       const phases = [
         buildPhase({ start: item.current_period_start, end, ...from }),
@@ -91,7 +72,11 @@ export function portalUpdate(
       ];
       const made = await attach(unit, before, phases, { at: nowSeconds() });
       await update(unit, before, made.subscription);
-      return { subscription: made.subscription, invoice: null, scheduledAt: end };
+      return {
+        subscription: made.subscription,
+        invoice: null,
+        scheduled: { price: to.price, at: end },
+      };
     }
     const proration = rules.configuration.features.subscription_update
       .proration_behavior as ProrationBehavior;
@@ -101,7 +86,7 @@ export function portalUpdate(
       quantity: to.quantity,
       proration,
     });
-    return { ...changed, scheduledAt: null };
+    return { ...changed, scheduled: null };
   });
 }
 

@@ -46,6 +46,8 @@ export function describeChange(action: string, { subscription, invoice }: Change
     case 'end-trial':
     case 'end-trial-with-card':
       return trialEnded(subscription, invoice);
+    case 'keep-plan':
+      return `The scheduled change is withdrawn: the subscription stays on ${planOf(subscription)}.`;
     case 'resume-at-period-end':
       return `The cancellation was withdrawn: the subscription renews as usual on ${periodEnd}.`;
     case 'cancel-now':
@@ -55,12 +57,22 @@ export function describeChange(action: string, { subscription, invoice }: Change
     case 'resume':
       return `The subscription is active again, billed from now until ${periodEnd}.`;
     case 'switch':
-      if (invoice === null)
+      if (invoice === null && subscription.status === 'trialing')
         return `Switched to ${planOf(subscription)}; nothing is invoiced during the trial.`;
+      if (invoice === null)
+        return `Switched to ${planOf(subscription)}; the prorated difference is on the next invoice.`;
       return `Switched to ${planOf(subscription)}; the prorated ${invoice && invoice.total < 0 ? 'credit' : 'difference'} of ${money(Math.abs(invoice?.total ?? 0), invoice?.currency ?? null)} was invoiced.`;
     default:
       return `Done: the subscription is ${subscription.status}.`;
   }
+}
+
+/** A switch the portal scheduled for the period's end. */
+export function describeScheduled(
+  subscription: Stripe.Subscription,
+  { price, at }: { price: Stripe.Price; at: number },
+): string {
+  return `Your plan changes to ${planTitle(price)} (${money(price.unit_amount, price.currency)}/${unitOf(price)}) on ${dateOf(at)}; until then it stays ${planOf(subscription)}.`;
 }
 
 function trialEnded(subscription: Stripe.Subscription, invoice: Stripe.Invoice | null): string {
