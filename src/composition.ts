@@ -30,7 +30,8 @@ import {
 } from './composition/services.ts';
 
 export function tierPolicy(config: Config): TierPolicy {
-  const tierByPrice = new Map([...config.prices].map(([tier, price]) => [price, tier]));
+  // A price's tier is its tier whatever its interval.
+  const tierByPrice = new Map(config.catalog.map(({ tier, price }) => [price, tier]));
   return { tierByPrice, graceDays: config.graceDays };
 }
 
