@@ -8,6 +8,7 @@ import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
+import { setUpProvider } from './domain/billing/provider-setup.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
@@ -25,6 +26,7 @@ import {
 import {
   backgroundJobs,
   httpSettings,
+  instanceName,
   routeServices,
   webhookService,
 } from './composition/services.ts';
@@ -87,7 +89,15 @@ async function composeServiceOn(
     logger,
   };
   const policy = tierPolicy(config);
-  const services = routeServices(config, adapters, { verifier: identity.verifier, policy });
+  const portalConfiguration = await setUpProvider(
+    { payments: adapters.payments, leases: adapters.leases, holder: instanceName(), log: logger },
+    config.catalog,
+  );
+  const services = routeServices(config, adapters, {
+    verifier: identity.verifier,
+    policy,
+    portalConfiguration,
+  });
   const { store, payments } = adapters;
   const pages = simulator?.developmentPages(services, { store, policy });
   const jobs = backgroundJobs(config, adapters);

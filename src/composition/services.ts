@@ -52,7 +52,11 @@ export function webhookService(
 export function routeServices(
   config: Config,
   adapters: ServiceAdapters,
-  { verifier, policy }: { verifier: TokenVerifier; policy: TierPolicy },
+  {
+    verifier,
+    policy,
+    portalConfiguration,
+  }: { verifier: TokenVerifier; policy: TierPolicy; portalConfiguration: string | null },
 ): Services {
   const { db, store, payments, metrics } = adapters;
   const organizations = config.organizations;
@@ -72,7 +76,7 @@ export function routeServices(
     members,
     policy,
   });
-  const portal = new PortalService(members, payments, config);
+  const portal = new PortalService(members, payments, { ...config, portalConfiguration });
   return {
     // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
     // token costs a hash, not a signature check. See cached-verifier.ts.
@@ -116,7 +120,8 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
 }
 
 /** This process's name in the background jobs' leases: where it runs, its pid, and a nonce. */
-const instanceName = (): string => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+export const instanceName = (): string =>
+  `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
 /** Reconciliation, retention and the seat engine: started once the service listens. */
 export function backgroundJobs(config: Config, adapters: ServiceAdapters): ScheduledJobs {

@@ -81,6 +81,9 @@ const ANSWERS: [method: string, path: RegExp, definition: string][] = [
   ['GET', /^\/v1\/invoices\/[^/]+$/, 'InvoiceObject'],
   ['GET', /^\/v1\/events$/, 'EventList'],
   ['POST', /^\/v1\/billing_portal\/sessions$/, 'BillingPortalSessionObject'],
+  ['GET', /^\/v1\/prices\/[^/]+$/, 'PriceObject'],
+  ['GET', /^\/v1\/billing_portal\/configurations$/, 'BillingPortalConfigurationList'],
+  ['POST', /^\/v1\/billing_portal\/configurations\/[^/]+$/, 'BillingPortalConfigurationObject'],
 ];
 
 describe(`the simulator against the pinned API version's schema (${databaseLabel})`, () => {
@@ -132,6 +135,12 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
       const [subscription] = (await p.direct.subscriptions.list({ limit: 1 })).data;
       await payments.listSubscriptions(String(subscription!.customer));
       await payments.undeliveredEvents();
+      // Start-up's: a price read, and the portal configuration found and set to other prices.
+      await payments.retrievePrice('price_sim_pro');
+      const own = await payments.ensurePortalConfiguration({
+        products: [{ product: 'prod_sim_pro', prices: ['price_sim_pro'] }],
+      });
+      assert.equal(own.outcome, 'restored');
       const notice: ObjectNotice = {
         id: 'evt_likeness',
         type: 'v1.invoice.paid',
