@@ -84,7 +84,7 @@ export function routeServices(
     users: new UserService(members, policy),
     checkout,
     portal,
-    summaries: new SubscriptionSummaryService(members, policy, config),
+    summaries: new SubscriptionSummaryService(members, store.pendingChanges, policy, config),
     organizations: new OrganizationBilling({
       store,
       members,

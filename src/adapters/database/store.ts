@@ -3,6 +3,7 @@ import type { Repositories, Store } from '../../domain/ports/store.ts';
 import type { Database, SqlClient } from './sql-client.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
 import { organizationsRepository } from './repositories/organizations.ts';
+import { pendingChangesRepository } from './repositories/pending-changes.ts';
 import { seatsRepository } from './repositories/seats.ts';
 import { subscriptionsRepository } from './repositories/subscriptions.ts';
 import { usersRepository } from './repositories/users.ts';
@@ -14,6 +15,7 @@ export function bindRepositories(db: SqlClient): Repositories {
     seats: seatsRepository(db),
     checkoutSessions: checkoutSessionsRepository(db),
     subscriptions: subscriptionsRepository(db),
+    pendingChanges: pendingChangesRepository(db),
   };
 }
 
