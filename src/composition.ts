@@ -8,6 +8,7 @@ import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
+import { setUpProvider } from './domain/billing/provider-setup.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
@@ -30,12 +31,14 @@ import {
 import {
   backgroundJobs,
   httpSettings,
+  instanceName,
   routeServices,
   webhookService,
 } from './composition/services.ts';
 
 export function tierPolicy(config: Config): TierPolicy {
-  const tierByPrice = new Map([...config.prices].map(([tier, price]) => [price, tier]));
+  // A price's tier is its tier whatever its interval.
+  const tierByPrice = new Map(config.catalog.map(({ tier, price }) => [price, tier]));
   return { tierByPrice, graceDays: config.graceDays };
 }
 
@@ -92,7 +95,15 @@ async function composeServiceOn(
     payments: paymentsProvider(config, logger, simulator?.url ?? null),
     logger,
   };
-  const services = routeServices(config, adapters, { verifier: identity.verifier, policy });
+  const portalConfiguration = await setUpProvider(
+    { payments: adapters.payments, leases: adapters.leases, holder: instanceName(), log: logger },
+    config.catalog,
+  );
+  const services = routeServices(config, adapters, {
+    verifier: identity.verifier,
+    policy,
+    portalConfiguration,
+  });
   const { store, payments } = adapters;
   const pages = simulator?.developmentPages(services, { store, policy });
   const jobs = backgroundJobs(config, adapters, { events, policy });

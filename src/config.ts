@@ -7,6 +7,7 @@ import type { Settings } from './config/environment.ts';
 import { Problems } from './config/problems.ts';
 import { readSettings, type Env } from './config/read.ts';
 import { checkRules } from './config/rules.ts';
+import type { Interval, TierPrice } from './config/lists.ts';
 import type { EntitlementTable } from './domain/billing/entitlements.ts';
 import type { SeatSettings } from './domain/seats/desired-seats.ts';
 
@@ -91,8 +92,14 @@ export interface Config {
   serviceScope: string;
   payments: PaymentsConfig;
   webhookSecrets: string[];
-  /** Tier name -> price id, in the order given; the first is the default plan. */
+  /**
+   * Tier name -> the price its checkout sells (at defaultInterval where the tier has a price at
+   * both), in the order given; the first is the default plan.
+   */
   prices: ReadonlyMap<string, string>;
+  /** Every price of BILLING_PRICES with its tier and interval, in the order given. */
+  catalog: readonly TierPrice[];
+  defaultInterval: Interval;
   defaultPlan: string;
   appUrl: string;
   allowedOrigins: string[];

@@ -55,7 +55,11 @@ export function webhookService(
 export function routeServices(
   config: Config,
   adapters: ServiceAdapters,
-  { verifier, policy }: { verifier: TokenVerifier; policy: TierPolicy },
+  {
+    verifier,
+    policy,
+    portalConfiguration,
+  }: { verifier: TokenVerifier; policy: TierPolicy; portalConfiguration: string | null },
 ): Services {
   const { db, store, payments, metrics } = adapters;
   const organizations = config.organizations;
@@ -75,7 +79,7 @@ export function routeServices(
     members,
     policy,
   });
-  const portal = new PortalService(members, payments, config);
+  const portal = new PortalService(members, payments, { ...config, portalConfiguration });
   return {
     // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
     // token costs a hash, not a signature check. See cached-verifier.ts.
@@ -83,7 +87,7 @@ export function routeServices(
     users: new UserService(members, policy),
     checkout,
     portal,
-    summaries: new SubscriptionSummaryService(members, policy, config),
+    summaries: new SubscriptionSummaryService(members, store.pendingChanges, policy, config),
     organizations: new OrganizationBilling({
       store,
       members,
@@ -119,7 +123,8 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
 }
 
 /** This process's name in the background jobs' leases: where it runs, its pid, and a nonce. */
-const instanceName = (): string => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+export const instanceName = (): string =>
+  `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
 /**
  * Reconciliation, retention, the seat engine, and with outbound events their clock and delivery

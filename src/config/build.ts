@@ -21,7 +21,7 @@ import {
 import type { Offered } from './entitlements.ts';
 import type { Settings } from './environment.ts';
 import { durationMs } from './kinds.ts';
-import { tierPrices, trialEntries } from './lists.ts';
+import { checkoutPrices, tierPrices, trialEntries } from './lists.ts';
 
 export const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || /^127\./.test(host);
@@ -137,7 +137,8 @@ const origins = (list: string[]): string[] => list.map((origin) => new URL(origi
 
 export function buildConfig(settings: Settings, offered: Offered): Config {
   const s = settings;
-  const prices = new Map(tierPrices(s.BILLING_PRICES));
+  const catalog = tierPrices(s.BILLING_PRICES);
+  const prices = checkoutPrices(catalog, s.BILLING_DEFAULT_INTERVAL);
   const appUrl = new URL(s.APP_URL ?? `http://127.0.0.1:${s.PORT === 0 ? 8000 : s.PORT}`);
   const dataDir = resolve(s.DATA_DIR);
   const interval = s.BILLING_RECONCILE_INTERVAL;
@@ -154,6 +155,8 @@ export function buildConfig(settings: Settings, offered: Offered): Config {
     payments: payments(s),
     webhookSecrets: s.PAYMENTS_WEBHOOK_SECRET ?? [SIMULATOR_WEBHOOK_SECRET],
     prices,
+    catalog,
+    defaultInterval: s.BILLING_DEFAULT_INTERVAL,
     defaultPlan: s.BILLING_DEFAULT_PLAN ?? [...prices.keys()][0]!,
     appUrl: appUrl.href.replace(/\/$/, ''),
     allowedOrigins: origins(s.BILLING_ALLOWED_ORIGINS ?? [appUrl.origin]),

@@ -90,11 +90,18 @@ export const ENVIRONMENT = Type.Object({
     description: 'where the payment simulator listens',
   }),
   BILLING_PRICES: Type.Optional(
-    list(Type.String({ pattern: '^[a-z][a-z0-9_-]*\\s*=\\s*price_[A-Za-z0-9_]+$' }), {
-      problem: 'must look like "pro=price_123,team=price_456"',
-      description: 'the tiers for sale and their price ids, in order',
-    }),
+    list(
+      Type.String({ pattern: '^[a-z][a-z0-9_-]*(@(month|year))?\\s*=\\s*price_[A-Za-z0-9_]+$' }),
+      {
+        problem: 'must look like "pro=price_123,pro@year=price_124,team=price_456"',
+        description: 'the tiers for sale and their price ids, in order; @year a yearly price',
+      },
+    ),
   ),
+  BILLING_DEFAULT_INTERVAL: oneOf(['month', 'year'], {
+    default: 'month',
+    description: 'the interval a checkout sells when the tier has a price at both',
+  }),
   BILLING_DEFAULT_PLAN: Type.Optional(text({ description: 'the plan a user without one is sold' })),
   BILLING_GRACE_DAYS: whole(0, 365, { default: 7, description: 'days past_due keeps its tier' }),
   BILLING_TRIAL_DAYS: Type.Optional(

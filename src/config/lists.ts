@@ -2,18 +2,43 @@
 // the rules and the Config built from them.
 import { SIMULATOR_PRICES } from './defaults.ts';
 
-/** BILLING_PRICES's tiers and their price ids, in order; unset: the simulator's own. */
-export function tierPrices(
-  entries: readonly string[] | undefined,
-): [tier: string, price: string][] {
+export const INTERVALS = ['month', 'year'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+/** A price of BILLING_PRICES: its tier and the interval it recurs at. */
+export interface TierPrice {
+  tier: string;
+  interval: Interval;
+  price: string;
+}
+
+/**
+ * BILLING_PRICES's entries, in order: `pro=price_1` (or `pro@month=price_1`) a tier's monthly
+ * price, `pro@year=price_2` its yearly one; unset: the simulator's own.
+ */
+export function tierPrices(entries: readonly string[] | undefined): TierPrice[] {
   return (entries ?? SIMULATOR_PRICES.split(',')).map((entry) => {
-    const [tier, price] = entry.split('=').map((part) => part.trim());
-    return [tier!, price!];
+    const [key, price] = entry.split('=').map((part) => part.trim());
+    const [tier, interval = 'month'] = key!.split('@');
+    return { tier: tier!, interval: interval as Interval, price: price! };
   });
 }
 
-export const tierNames = (entries: readonly string[] | undefined): string[] =>
-  tierPrices(entries).map(([tier]) => tier);
+/** The tiers of BILLING_PRICES, each once, in the order they first appear. */
+export const tierNames = (entries: readonly string[] | undefined): string[] => [
+  ...new Set(tierPrices(entries).map(({ tier }) => tier)),
+];
+
+/** Tier -> the price a checkout sells: the one at `interval` where the tier has it, else its other. */
+export function checkoutPrices(
+  catalog: readonly TierPrice[],
+  interval: Interval,
+): Map<string, string> {
+  const prices = new Map<string, string>();
+  for (const { tier, price, interval: its } of catalog)
+    if (!prices.has(tier) || its === interval) prices.set(tier, price);
+  return prices;
+}
 
 /** BILLING_TRIAL_DAYS's entries: `14` (every tier: tier null) or `pro=14,team=7`. */
 export function trialEntries(value: string): { tier: string | null; days: number }[] {

@@ -4,7 +4,7 @@
 import { isLoopback } from './build.ts';
 import { IN_MEMORY, SIMULATOR_WEBHOOK_SECRET } from './defaults.ts';
 import type { Settings, Variable } from './environment.ts';
-import { tierNames, trialEntries } from './lists.ts';
+import { tierNames, tierPrices, trialEntries } from './lists.ts';
 import { quoted, type Problems } from './problems.ts';
 
 interface Rule {
@@ -120,10 +120,12 @@ const RULES: Rule[] = [
 ];
 
 function pricesProblem(settings: Settings): string | undefined {
-  const named = tiers(settings);
-  if (named.includes('free')) return 'cannot name a tier "free": it is the unpaid tier';
-  const twice = repeated(named);
-  return twice === undefined ? undefined : `names tier "${twice}" twice`;
+  if (tiers(settings).includes('free')) return 'cannot name a tier "free": it is the unpaid tier';
+  const entries = tierPrices(settings.BILLING_PRICES);
+  const twice = repeated(entries.map(({ tier, interval }) => `${tier}@${interval}`));
+  if (twice === undefined) return undefined;
+  const [tier, interval] = twice.split('@');
+  return interval === 'month' ? `names tier "${tier}" twice` : `names "${twice}" twice`;
 }
 
 function notATier(settings: Settings, plan: string | undefined): string | undefined {

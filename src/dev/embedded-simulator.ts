@@ -32,7 +32,13 @@ export async function startEmbeddedSimulator(
     apiKey: config.payments.apiKey,
     webhookUrl: () => (serviceUrl === null ? null : `${serviceUrl}/api/v1/webhooks/payments`),
     webhookSecret: config.webhookSecrets[0]!,
-    prices: config.prices,
+    // The simulator's catalogue as BILLING_PRICES names it: `pro`, `pro@year`.
+    prices: new Map(
+      config.catalog.map(({ tier, interval, price }) => [
+        interval === 'month' ? tier : `${tier}@${interval}`,
+        price,
+      ]),
+    ),
     // The names its pages are reached by besides IP addresses and localhost: APP_URL's, HOST, its own.
     allowedHosts: [
       ...config.localNames,

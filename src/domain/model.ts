@@ -183,6 +183,26 @@ export interface CheckoutSessionEvent extends EventFacts {
   };
 }
 
+/** A change a subscription schedule will make: the price its next phase moves the subscription to. */
+export interface PendingChange {
+  priceId: string;
+  effectiveAt: Date;
+}
+
+/** A subscription schedule's event: the subscription it manages and the change it holds. */
+export interface ScheduleEvent extends EventFacts {
+  kind: 'schedule';
+  schedule: {
+    id: string;
+    /** The subscription it manages, or once released the one it managed; null when none. */
+    subscriptionId: string | null;
+    /** Released, canceled or completed: it changes nothing any more. */
+    ended: boolean;
+    /** The price of the phase after the current one, when it differs; null otherwise. */
+    change: PendingChange | null;
+  };
+}
+
 export interface SubscriptionEvent extends EventFacts {
   kind: 'subscription';
   subscription: ProviderSubscription;
@@ -230,6 +250,7 @@ export interface UnmappableEvent extends EventFacts {
 export type PaymentEvent =
   | CheckoutSessionEvent
   | SubscriptionEvent
+  | ScheduleEvent
   | InvoiceEvent
   | OtherEvent
   | SubscriptionNotice
@@ -250,6 +271,11 @@ export interface HandledEvents {
   'customer.subscription.trial_will_end': SubscriptionEvent;
   'invoice.paid': InvoiceEvent;
   'invoice.payment_failed': InvoiceEvent;
+  'subscription_schedule.created': ScheduleEvent;
+  'subscription_schedule.updated': ScheduleEvent;
+  'subscription_schedule.released': ScheduleEvent;
+  'subscription_schedule.canceled': ScheduleEvent;
+  'subscription_schedule.completed': ScheduleEvent;
   // The same six as thin events (`v1.` and the snapshot type): a subscription's three are read
   // by their handler; the others are read by the service and then handled as their snapshots.
   'v1.checkout.session.completed': CheckoutSessionEvent;

@@ -59,6 +59,10 @@ export const SubscriptionDetailsSchema = Type.Object(
     plan: Type.Union([Type.String(), Type.Null()], {
       description: 'The tier of its price; null for a price not in BILLING_PRICES',
     }),
+    interval: Type.Union([Type.Literal('month'), Type.Literal('year'), Type.Null()], {
+      description:
+        'How often its price recurs, as BILLING_PRICES gives it (@year: year); null for a price not in BILLING_PRICES',
+    }),
     trial_end: dateTimeOrNull('When its trial ends (or ended); null without a trial'),
     current_period_end: dateTimeOrNull('When its current period ends'),
     cancel_at: dateTimeOrNull(
@@ -67,6 +71,30 @@ export const SubscriptionDetailsSchema = Type.Object(
     cancel_at_period_end: Type.Boolean({
       description: 'Whether that scheduled end is the end of the current period',
     }),
+    pending_change: Type.Union(
+      [
+        Type.Object(
+          {
+            plan: Type.Union([Type.String(), Type.Null()], {
+              description: 'The tier it moves to; null for a price not in BILLING_PRICES',
+            }),
+            interval: Type.Union([Type.Literal('month'), Type.Literal('year'), Type.Null()], {
+              description: 'The interval of the price it moves to',
+            }),
+            effective_at: Type.String({
+              format: 'date-time',
+              description: "When the provider makes it (the current period's end)",
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'A change the provider makes later (a downgrade in the portal waits for the period end); the tier changes only then. Null when none is pending',
+      },
+    ),
   },
   { $id: 'SubscriptionDetails', additionalProperties: false },
 );

@@ -94,6 +94,7 @@ describe(`GET /billing/subscription (${databaseLabel})`, () => {
     assert.deepEqual([body.features, body.limits], [PRO.features, PRO.limits]);
     assert.equal(body.subscription.status, 'active');
     assert.equal(body.subscription.plan, 'pro');
+    assert.equal(body.subscription.interval, 'month');
     assert.match(body.subscription.current_period_end, ISO_WITH_OFFSET);
     assert.deepEqual(
       [body.subscription.cancel_at, body.subscription.cancel_at_period_end],

@@ -81,6 +81,9 @@ const ANSWERS: [method: string, path: RegExp, definition: string][] = [
   ['GET', /^\/v1\/invoices\/[^/]+$/, 'InvoiceObject'],
   ['GET', /^\/v1\/events$/, 'EventList'],
   ['POST', /^\/v1\/billing_portal\/sessions$/, 'BillingPortalSessionObject'],
+  ['GET', /^\/v1\/prices\/[^/]+$/, 'PriceObject'],
+  ['GET', /^\/v1\/billing_portal\/configurations$/, 'BillingPortalConfigurationList'],
+  ['POST', /^\/v1\/billing_portal\/configurations\/[^/]+$/, 'BillingPortalConfigurationObject'],
 ];
 
 describe(`the simulator against the pinned API version's schema (${databaseLabel})`, () => {
@@ -132,6 +135,12 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
       const [subscription] = (await p.direct.subscriptions.list({ limit: 1 })).data;
       await payments.listSubscriptions(String(subscription!.customer));
       await payments.undeliveredEvents();
+      // Start-up's: a price read, and the portal configuration found and set to other prices.
+      await payments.retrievePrice('price_sim_pro');
+      const own = await payments.ensurePortalConfiguration({
+        products: [{ product: 'prod_sim_pro', prices: ['price_sim_pro'] }],
+      });
+      assert.equal(own.outcome, 'restored');
       const notice: ObjectNotice = {
         id: 'evt_likeness',
         type: 'v1.invoice.paid',
@@ -284,6 +293,39 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
         `${new URL(portal.url).pathname}/switch`,
         `subscription=${discounted}&price=price_sim_team`,
       );
+      // A portal configuration like the service's; the downgrade it schedules, applied and
+      // released by End period; a schedule made by the API, then canceled with its subscription.
+      const configuration = await stripe.billingPortal.configurations.create({
+        features: {
+          subscription_update: {
+            enabled: true,
+            default_allowed_updates: ['price'],
+            products: [
+              { product: 'prod_sim_pro', prices: ['price_sim_pro'] },
+              { product: 'prod_sim_team', prices: ['price_sim_team'] },
+            ],
+            proration_behavior: 'create_prorations',
+            schedule_at_period_end: { conditions: [{ type: 'decreasing_item_amount' }] },
+          },
+          subscription_cancel: { enabled: true, mode: 'at_period_end' },
+        },
+        metadata: { managed_by: 'likeness' },
+      });
+      assert.deepEqual(problems('BillingPortalConfigurationObject', configuration), []);
+      const configured = await stripe.billingPortal.sessions.create({
+        customer: customer.id,
+        configuration: configuration.id,
+      });
+      await post(
+        `${new URL(configured.url).pathname}/switch`,
+        `subscription=${discounted}&price=price_sim_pro`,
+      );
+      await post(`/_sim/subscriptions/${discounted}/renew`);
+      const schedule = await stripe.subscriptionSchedules.create({
+        from_subscription: discounted,
+      });
+      assert.deepEqual(problems('SubscriptionScheduleObject', schedule), []);
+      await stripe.subscriptionSchedules.cancel(schedule.id);
       await allDelivered(stripe); // the last deliveries landed
       return bodies.slice(start).map((body) => JSON.parse(body) as unknown);
     }
@@ -292,6 +334,14 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
       const events = (await everyEvent('snapshot-events')) as { id: string; type: string }[];
       const types = new Set(events.map((e) => e.type));
       assert.ok(types.size >= 13, [...types].join(', '));
+      for (const type of [
+        'billing_portal.configuration.created',
+        'subscription_schedule.created',
+        'subscription_schedule.updated',
+        'subscription_schedule.released',
+        'subscription_schedule.canceled',
+      ])
+        assert.ok(types.has(type), `${type} sent`);
       const wrong = events.flatMap((event) => {
         const definition = EVENT_DEFINITIONS.get(event.type);
         if (definition === undefined)

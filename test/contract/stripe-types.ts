@@ -11,6 +11,8 @@ export type InvoiceObject = Stripe.Invoice;
 export type PriceObject = Stripe.Price;
 export type ProductObject = Stripe.Product;
 export type BillingPortalSessionObject = Stripe.BillingPortal.Session;
+export type BillingPortalConfigurationObject = Stripe.BillingPortal.Configuration;
+export type SubscriptionScheduleObject = Stripe.SubscriptionSchedule;
 
 /** Every event type the simulator sends, each with its object typed. */
 export type EventObject =
@@ -21,16 +23,27 @@ export type EventObject =
   | Stripe.CustomerSubscriptionDeletedEvent
   | Stripe.CustomerSubscriptionPausedEvent
   | Stripe.CustomerSubscriptionResumedEvent
+  | Stripe.CustomerSubscriptionTrialWillEndEvent
   | Stripe.CustomerUpdatedEvent
   | Stripe.InvoiceCreatedEvent
   | Stripe.InvoiceFinalizedEvent
   | Stripe.InvoicePaidEvent
   | Stripe.InvoicePaymentFailedEvent
-  | Stripe.PaymentMethodAttachedEvent;
+  | Stripe.PaymentMethodAttachedEvent
+  | Stripe.BillingPortalConfigurationCreatedEvent
+  | Stripe.BillingPortalConfigurationUpdatedEvent
+  | Stripe.SubscriptionScheduleCreatedEvent
+  | Stripe.SubscriptionScheduleUpdatedEvent
+  | Stripe.SubscriptionScheduleReleasedEvent
+  | Stripe.SubscriptionScheduleCanceledEvent
+  | Stripe.SubscriptionScheduleCompletedEvent;
 
 export type SubscriptionList = Stripe.ApiList<Stripe.Subscription>;
 export type CheckoutSessionList = Stripe.ApiList<Stripe.Checkout.Session>;
 export type EventList = Stripe.ApiList<EventObject>;
+export type PriceList = Stripe.ApiList<Stripe.Price>;
+export type BillingPortalConfigurationList = Stripe.ApiList<Stripe.BillingPortal.Configuration>;
+export type SubscriptionScheduleList = Stripe.ApiList<Stripe.SubscriptionSchedule>;
 
 /** A thin event (an event notification), as delivered and as GET /v2/core/events/:id answers. */
 export type ThinEventObject = Stripe.V2.Core.EventBase & {

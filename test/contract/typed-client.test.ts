@@ -41,7 +41,7 @@ export const nothingYet: Portal['responses'][409]['content']['application/json']
 export const numericReturn: NonNullable<Portal['requestBody']>['content']['application/json'] = { return_url: 5 };
 
 type Summary = paths['/api/v1/billing/subscription']['get']['responses'][200]['content']['application/json'];
-export const summary: Summary = { tier: 'pro', plan: 'pro', trial_eligible: false, features: ['export', 'api'], limits: { projects: 20, seats: null }, subscription: { status: 'trialing', plan: 'pro', trial_end: '2026-01-15T00:00:00+00:00', current_period_end: '2026-01-15T00:00:00+00:00', cancel_at: null, cancel_at_period_end: false } };
+export const summary: Summary = { tier: 'pro', plan: 'pro', trial_eligible: false, features: ['export', 'api'], limits: { projects: 20, seats: null }, subscription: { status: 'trialing', plan: 'pro', interval: 'month', trial_end: '2026-01-15T00:00:00+00:00', current_period_end: '2026-01-15T00:00:00+00:00', cancel_at: null, cancel_at_period_end: false, pending_change: null } };
 export const noSubscription: Summary = { tier: 'free', plan: 'pro', trial_eligible: true, features: [], limits: {}, subscription: null };
 // @ts-expect-error a limit is an integer or null
 export const textLimit: Summary['limits'] = { projects: 'many' };

@@ -12,7 +12,7 @@ import { AUTOMATIC, previousAttributes, type Trigger } from './events.ts';
 import type { SessionExtra } from './objects/checkout.ts';
 import { buildCustomer, takeInvoiceNumber } from './objects/customers.ts';
 import { SIMULATED_ADDRESS } from './objects/offers.ts';
-import { buildSubscription } from './objects/subscriptions.ts';
+import { buildSubscription, periodEndOf } from './objects/subscriptions.ts';
 import type { Documents, Stored } from './store.ts';
 import {
   announceTrialEndingSoon,
@@ -20,7 +20,7 @@ import {
   trialEndOf,
   type Start,
 } from './subscription-start.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import { nowSeconds } from './time.ts';
 
 type Session = Stripe.Checkout.Session;
 
@@ -131,7 +131,7 @@ async function pay(
       metadata: data.metadata,
       description: data.description,
       start: at,
-      periodEnd: trialEnd ?? addMonth(at),
+      periodEnd: trialEnd ?? periodEndOf(price, at),
       trialEnd,
       missingPaymentMethod: data.missing_payment_method ?? undefined,
       paymentMethod: card?.id ?? null,

@@ -22,8 +22,9 @@ A local Stripe: the REST API subset, hosted checkout, billing portal, dashboard 
   --pause-on-payment-failure <true|false>
                          a failed renewal pauses the subscription   SIMULATOR_PAUSE_ON_PAYMENT_FAILURE, default false
   --api-key <key>        the only secret key accepted               SIMULATOR_API_KEY, default sk_test_simulator
-  --prices <list>        tier=price_id,... (one monthly USD price each)
-                                                                    SIMULATOR_PRICES, default pro=price_sim_pro,team=price_sim_team
+  --prices <list>        tier=price_id,... a monthly USD price each (tier@month= too), and
+                         tier@year=price_id a yearly one            SIMULATOR_PRICES, default
+                         pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year
   --database <url>       memory:// (forgotten on exit) or postgres://...
                                                                     SIMULATOR_DATABASE_URL, default memory://
   --allowed-hosts <list> host names it answers to besides IP addresses and localhost (a container's
@@ -50,7 +51,8 @@ const OPTIONS = {
   prices: {
     type: 'string',
     env: 'SIMULATOR_PRICES',
-    default: 'pro=price_sim_pro,team=price_sim_team',
+    default:
+      'pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year',
   },
   database: { type: 'string', env: 'SIMULATOR_DATABASE_URL', default: 'memory://' },
   'allowed-hosts': { type: 'string', env: 'SIMULATOR_ALLOWED_HOSTS', default: '' },
@@ -84,10 +86,13 @@ function parsePrices(list: string): Map<string, string> {
   const pairs = list.split(',').map((pair) => pair.trim().split('='));
   if (
     pairs.some(
-      (pair) => pair.length !== 2 || !/^\w+$/.test(pair[0]!) || !/^price_\w+$/.test(pair[1]!),
+      (pair) =>
+        pair.length !== 2 ||
+        !/^\w+(@(month|year))?$/.test(pair[0]!) ||
+        !/^price_\w+$/.test(pair[1]!),
     )
   )
-    fail(`--prices: expected tier=price_id,..., got ${list}`);
+    fail(`--prices: expected tier=price_id or tier@year=price_id,..., got ${list}`);
   return new Map(pairs as [string, string][]);
 }
 

@@ -12,10 +12,10 @@ import { invalidParam } from './errors.ts';
 import { AUTOMATIC } from './events.ts';
 import { buildCustomer, takeInvoiceNumber } from './objects/customers.ts';
 import { buildInvoice } from './objects/invoices.ts';
-import { buildSubscription } from './objects/subscriptions.ts';
+import { buildSubscription, periodEndOf } from './objects/subscriptions.ts';
 import { switchPrice } from './subscription-changes.ts';
 import type { Changed } from './subscription-lifecycle.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import { nowSeconds } from './time.ts';
 
 /** The context whose changes emit nothing. */
 export const eventsLost = (ctx: SimContext): SimContext => ({ ...ctx, eventsLost: true });
@@ -80,7 +80,7 @@ export function subscribeElsewhere(
       metadata: input.metadata ?? {},
       description: null,
       start: at,
-      periodEnd: addMonth(at),
+      periodEnd: periodEndOf(price, at),
       paymentMethod: card.id,
     });
     const invoice = buildInvoice({

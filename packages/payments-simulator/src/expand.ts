@@ -7,6 +7,8 @@ import { lineItemsOf, presentSession, type SessionExtra } from './objects/checko
 import type { Documents, SimType } from './store.ts';
 
 const PREFIXES: [string, SimType][] = [
+  ['sub_sched_', 'subscription_schedule'],
+  ['bpc_', 'billing_portal.configuration'],
   ['cus_', 'customer'],
   ['sub_', 'subscription'],
   ['in_', 'invoice'],

@@ -10,6 +10,7 @@ import type { SimEvent } from './events.ts';
 import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
 import { seedOffers } from './objects/offers.ts';
+import { seedPortalConfiguration } from './objects/portal-configurations.ts';
 import { NoticeBoard } from './pages/notice-board.ts';
 import { buildSimulatorServer } from './server.ts';
 import { ensureSchema } from './schema.ts';
@@ -41,7 +42,11 @@ export interface PaymentsSimulatorOptions {
   thinWebhookSecret?: string;
   /** Pause a subscription whose renewal payment fails, instead of leaving it past_due (default false). */
   pauseOnPaymentFailure?: boolean;
-  /** Tier name -> price id; each becomes a monthly USD price (pro 15.00, team 49.00, others 10.00). */
+  /**
+   * What it sells: `tier`, `tier@month` or `tier@year` -> price id, as BILLING_PRICES names them;
+   * each tier a product, each entry a USD price of it (pro 15.00 a month, team 49.00, others
+   * 10.00; a year ten months' worth).
+   */
   prices: ReadonlyMap<string, string>;
   /** Delivery retry backoff; the last delay repeats until 3 days have passed. */
   retryDelaysMs?: number[];
@@ -80,6 +85,7 @@ export async function startPaymentsSimulator(
   await ensureSchema(options.db);
   const docs = new Documents(options.db);
   await seedCatalog(docs, options.prices);
+  await seedPortalConfiguration(docs);
   await seedOffers(docs);
   const settings: SimSettings = {
     webhookPayload: options.webhookPayload ?? 'snapshot',

@@ -25,9 +25,11 @@ export async function nextInvoiceNumber(
 
 export interface PeriodInvoice {
   paid: boolean;
-  /** Unix seconds: when it is made (and paid). */
+  /** Unix seconds: when it is made (and paid); a renewal's is the period's boundary. */
   at: number;
   reason?: 'subscription_cycle' | 'subscription_update';
+  /** The period it looks back on (a renewal's, the one just ended); from `at` to `at` if not given. */
+  lookback?: { start: number; end: number };
 }
 
 /** Stripe bills at most 250 invoice items on one invoice; any more wait for the next. */
@@ -79,7 +81,7 @@ export async function pendingFor(
 export async function invoiceFor(
   unit: Unit,
   subscription: Stripe.Subscription,
-  { paid, at, reason = 'subscription_cycle' }: PeriodInvoice,
+  { paid, at, reason = 'subscription_cycle', lookback }: PeriodInvoice,
 ): Promise<Stripe.Invoice> {
   const pending = await pendingFor(unit.docs, subscription);
   const taken = await nextInvoiceNumber(unit, customerIdOf(subscription));
@@ -91,6 +93,7 @@ export async function invoiceFor(
     at,
     number: taken.number,
     adjustments: await adjustmentsOf(unit.docs, subscription),
+    period: lookback,
     lines: (invoiceId) => [
       ...pending.parts.map((part) => lineOf(invoiceId, subscription, part)),
       lineOf(invoiceId, subscription),

@@ -3,16 +3,24 @@
 // says: create_prorations (Stripe's default) keeps the credit and the charge as pending invoice
 // items that the next invoice bills; always_invoice bills them, and any still pending, on an
 // invoice paid at once; none bills nothing. A trial is not prorated: nothing was charged for it.
+// A price of another interval (a month to a year) resets the billing date, as Stripe does: a new
+// period starts now and is invoiced and paid at once, with the credit for the unused time on the
+// old price (none with proration_behavior=none) on the same invoice.
 import type Stripe from 'stripe';
 import type { Unit } from './context.ts';
 import { noSuch } from './errors.ts';
-import { announceInvoice, nextInvoiceNumber, pendingFor } from './invoicing.ts';
-import { planOf } from './objects/catalog.ts';
+import { announceInvoice, invoiceFor, nextInvoiceNumber, pendingFor } from './invoicing.ts';
+import { planOf, unitOf } from './objects/catalog.ts';
 import type { Adjustments } from './objects/charge.ts';
 import type { LinePart } from './objects/invoices.ts';
 import { adjustmentsOf } from './objects/offers.ts';
-import { buildProrationInvoice, pendingInvoiceItem, prorationParts } from './objects/proration.ts';
-import { customerIdOf, itemOf } from './objects/subscriptions.ts';
+import {
+  buildProrationInvoice,
+  pendingInvoiceItem,
+  prorationParts,
+  unusedTime,
+} from './objects/proration.ts';
+import { customerIdOf, itemOf, periodEndOf, withPeriod } from './objects/subscriptions.ts';
 import { update, type Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
 
@@ -59,28 +67,62 @@ export async function changeItem(
 ): Promise<Changed> {
   const changed = await withChangedItem(unit, edited, change);
   const unchanged = JSON.stringify(itemOf(changed)) === JSON.stringify(itemOf(edited));
-  if (unchanged || change.proration === 'none' || before.status === 'trialing') {
+  const newInterval = unitOf(itemOf(changed).price) !== unitOf(itemOf(edited).price);
+  const bills = newInterval || change.proration !== 'none';
+  if (unchanged || !bills || before.status === 'trialing') {
     await update(unit, before, changed);
     return { subscription: changed, invoice: null };
   }
   const at = nowSeconds();
   const adjustments = await adjustmentsOf(unit.docs, before);
+  const made: Change = { before, edited, changed, adjustments };
+  if (newInterval) return restartPeriod(unit, made, change.proration, at);
   const parts = prorationParts(edited, changed, at, adjustments);
-  if (change.proration === 'always_invoice')
-    return invoiceAtOnce(unit, { before, changed, adjustments }, parts, at);
+  if (change.proration === 'always_invoice') return invoiceAtOnce(unit, made, parts, at);
   for (const part of parts)
     await unit.docs.save('invoiceitem', pendingInvoiceItem(changed, part, at));
   await update(unit, before, changed);
   return { subscription: changed, invoice: null };
 }
 
+interface Change {
+  before: Subscription;
+  /** `before` with its own fields updated, its item not yet changed. */
+  edited: Subscription;
+  changed: Subscription;
+  adjustments: Adjustments;
+}
+
+/** A change of interval: the credit kept pending, then a new period from `at`, invoiced and paid. */
+async function restartPeriod(
+  unit: Unit,
+  { before, edited, changed, adjustments }: Change,
+  proration: ProrationBehavior,
+  at: number,
+): Promise<Changed> {
+  if (proration !== 'none') {
+    const credit = unusedTime(edited, at, adjustments);
+    if (credit.quantity !== 0)
+      await unit.docs.save('invoiceitem', pendingInvoiceItem(changed, credit, at));
+  }
+  const restarted: Subscription = {
+    ...withPeriod(changed, at, periodEndOf(itemOf(changed).price, at)),
+    billing_cycle_anchor: at,
+  };
+  const invoice = await invoiceFor(unit, restarted, {
+    paid: true,
+    at,
+    reason: 'subscription_update',
+  });
+  const after: Subscription = { ...restarted, latest_invoice: invoice.id };
+  await update(unit, before, after);
+  await announceInvoice(unit, invoice, 'paid');
+  return { subscription: after, invoice };
+}
+
 async function invoiceAtOnce(
   unit: Unit,
-  {
-    before,
-    changed,
-    adjustments,
-  }: { before: Subscription; changed: Subscription; adjustments: Adjustments },
+  { before, changed, adjustments }: Change,
   parts: LinePart[],
   at: number,
 ): Promise<Changed> {

@@ -1,7 +1,7 @@
 // A subscription's next invoice before it is made, for the pages that show it (the portal and the
 // dashboard): the prorations still pending and the coming period at the item's price × quantity,
 // with the subscription's discount and tax, through the computation its invoice will go through
-// (charge.ts; invoicing.ts bills the same lines). None is coming for a subscription that has
+// (charge.ts; invoicing.ts bills the same lines); and what a period of another price would come to. None is coming for a subscription that has
 // ended, is paused, or is set to end within its period.
 import type Stripe from 'stripe';
 import { pendingFor } from './invoicing.ts';
@@ -35,6 +35,13 @@ function invoicedAt(subscription: Stripe.Subscription): number | null {
   if (end !== null && end <= periodEnd) return null;
   return subscription.status === 'trialing' ? subscription.trial_end : periodEnd;
 }
+
+/** What a period of `price` × `quantity` comes to with `adjustments`: a plan the portal offers. */
+export const periodCharge = (
+  price: Stripe.Price,
+  quantity: number,
+  adjustments: Adjustments,
+): LineCharge => chargeOf([billable(itemAmount(price, quantity))], adjustments).lines[0]!;
 
 export async function nextCharge(
   docs: Documents,

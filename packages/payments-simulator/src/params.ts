@@ -11,7 +11,7 @@ export function allowOnly(params: FormObject, allowed: readonly string[], prefix
   for (const name of Object.keys(params)) {
     if (!allowed.includes(name)) {
       const full = prefix === undefined ? name : `${prefix}[${name}]`;
-      throw invalidParam(`Received unknown parameter: ${full}`, full);
+      throw invalidParam(`Received unknown parameter: ${full}`, full, 'parameter_unknown');
     }
   }
 }

@@ -6,11 +6,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { billingPortalRoutes } from './api/billing-portal.ts';
 import { catalogRoutes } from './api/catalog.ts';
+import { portalConfigurationRoutes } from './api/portal-configurations.ts';
 import { checkoutSessionRoutes } from './api/checkout-sessions.ts';
 import { controlRoutes } from './api/controls.ts';
 import { driftControlRoutes } from './api/drift-controls.ts';
 import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
+import { subscriptionScheduleRoutes } from './api/subscription-schedules.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
 import { v2EventRoutes } from './api/v2-events.ts';
 import { apiKeyCheck } from './auth.ts';
@@ -50,6 +52,8 @@ const API_ROUTES = [
   eventRoutes,
   catalogRoutes,
   billingPortalRoutes,
+  portalConfigurationRoutes,
+  subscriptionScheduleRoutes,
 ];
 
 /** /v1, /v2 and /_sim: each with the API key; /v1 and /v2 counted, /v1 with Idempotency-Key. */

@@ -12,6 +12,8 @@ export type SimType =
   | 'invoice'
   | 'invoiceitem'
   | 'billing_portal.session'
+  | 'billing_portal.configuration'
+  | 'subscription_schedule'
   | 'payment_method'
   | 'coupon'
   | 'promotion_code'
@@ -55,6 +57,19 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
       return [null, doc.active === false ? 'inactive' : 'active', field(doc, 'product')];
     case 'product':
       return [null, doc.active === false ? 'inactive' : 'active', null];
+    case 'billing_portal.configuration':
+      return [
+        null,
+        doc.active === false ? 'inactive' : 'active',
+        doc.is_default ? 'default' : 'other',
+      ];
+    case 'subscription_schedule':
+      // The subscription it manages, or once released the one it managed.
+      return [
+        field(doc, 'customer'),
+        field(doc, 'status'),
+        field(doc, 'subscription') ?? field(doc, 'released_subscription'),
+      ];
     case 'promotion_code':
       // Codes are matched without regard to case: the reference is the code in capitals.
       return [

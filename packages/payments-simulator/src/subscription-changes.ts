@@ -5,11 +5,12 @@
 // flexible billing mode's, what Stripe's portal does for the pinned API version) or the classic
 // `cancel_at_period_end`, which sets cancel_at too.
 import type Stripe from 'stripe';
-import { mutate, type Outcome, type SimContext } from './context.ts';
+import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
 import { changeItem, type ItemChange } from './item-change.ts';
-import { itemOf, scheduledEnd } from './objects/subscriptions.ts';
+import { itemOf, scheduledEnd, scheduleIdOf } from './objects/subscriptions.ts';
+import { endWith, scheduleOf } from './schedule-lifecycle.ts';
 import { ENDED, locked, update, type Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
 
@@ -38,6 +39,15 @@ export function scheduleCancel(
   );
 }
 
+/** Stripe's refusal to change the cancellation of a subscription that a schedule manages. */
+function refuseScheduled(subscription: Subscription): void {
+  const schedule = scheduleIdOf(subscription);
+  if (schedule !== null)
+    throw invalidParam(
+      `The subscription is managed by the subscription schedule \`${schedule}\`, and updating any cancelation behavior directly is not allowed. Please update the schedule instead.`,
+    );
+}
+
 export const refuseEnded = (subscription: Subscription, param: string): void => {
   if (ENDED.includes(subscription.status))
     throw invalidParam(
@@ -52,6 +62,7 @@ export const refuseEnded = (subscription: Subscription, param: string): void => 
  */
 export function withCancelAt(subscription: Subscription, at: number | null): Subscription {
   refuseEnded(subscription, 'cancel_at');
+  refuseScheduled(subscription);
   if (at === null && scheduledEnd(subscription) === null) return subscription;
   if (at !== null && subscription.cancel_at === at && !subscription.cancel_at_period_end)
     return subscription;
@@ -69,6 +80,7 @@ export function withCancelAt(subscription: Subscription, at: number | null): Sub
 
 export function withCancelAtPeriodEnd(subscription: Subscription, cancel: boolean): Subscription {
   refuseEnded(subscription, 'cancel_at_period_end');
+  refuseScheduled(subscription);
   // Undoing clears a cancellation made either way; setting is the classic way.
   if (!cancel) return withCancelAt(subscription, null);
   if (subscription.cancel_at_period_end) return subscription;
@@ -101,36 +113,52 @@ export function changeSubscription(
   });
 }
 
+export interface CancellationDetails {
+  comment?: string;
+  feedback?: string;
+}
+
 export function cancelNow(
   ctx: SimContext,
   id: string,
   trigger: Trigger,
-  details?: { comment?: string; feedback?: string },
+  details?: CancellationDetails,
 ): Promise<Outcome<Changed>> {
-  return mutate(ctx, trigger, async (unit) => {
-    const before = await locked(unit, id);
-    if (before.status === 'canceled')
-      throw invalidParam(`Subscription ${id} has already been canceled.`);
-    const at = nowSeconds();
-    const canceled: Subscription = {
-      ...before,
-      status: 'canceled',
-      cancel_at_period_end: false,
-      canceled_at: at,
-      ended_at: at,
-      cancellation_details: {
-        ...before.cancellation_details,
-        comment: details?.comment ?? before.cancellation_details?.comment ?? null,
-        feedback: (details?.feedback ??
-          before.cancellation_details?.feedback ??
-          null) as Stripe.Subscription.CancellationDetails.Feedback | null,
-        reason: 'cancellation_requested',
-      } as Subscription['cancellation_details'],
-    };
-    await unit.docs.save('subscription', canceled);
-    await unit.emit('customer.subscription.deleted', canceled);
-    return { subscription: canceled, invoice: null };
-  });
+  return mutate(ctx, trigger, async (unit) => cancelLocked(unit, await locked(unit, id), details));
+}
+
+/**
+ * Cancels `before` (locked) now: customer.subscription.deleted, after subscription_schedule.canceled
+ * when a schedule manages it (the schedule ends with it).
+ */
+export async function cancelLocked(
+  unit: Unit,
+  before: Subscription,
+  details?: CancellationDetails,
+): Promise<Changed> {
+  if (before.status === 'canceled')
+    throw invalidParam(`Subscription ${before.id} has already been canceled.`);
+  const at = nowSeconds();
+  const schedule = await scheduleOf(unit.docs, before);
+  if (schedule !== null) await endWith(unit, schedule, 'canceled', at);
+  const canceled: Subscription = {
+    ...before,
+    status: 'canceled',
+    cancel_at_period_end: false,
+    canceled_at: at,
+    ended_at: at,
+    cancellation_details: {
+      ...before.cancellation_details,
+      comment: details?.comment ?? before.cancellation_details?.comment ?? null,
+      feedback: (details?.feedback ??
+        before.cancellation_details?.feedback ??
+        null) as Stripe.Subscription.CancellationDetails.Feedback | null,
+      reason: 'cancellation_requested',
+    } as Subscription['cancellation_details'],
+  };
+  await unit.docs.save('subscription', canceled);
+  await unit.emit('customer.subscription.deleted', canceled);
+  return { subscription: canceled, invoice: null };
 }
 
 /** Moves the subscription's item to another price, keeping its period; refused while it is set to cancel. */

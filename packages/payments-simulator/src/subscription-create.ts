@@ -11,11 +11,11 @@ import type { Trigger } from './events.ts';
 import { announceInvoice } from './invoicing.ts';
 import type { SessionDiscount } from './objects/checkout.ts';
 import { takeInvoiceNumber } from './objects/customers.ts';
-import { buildSubscription } from './objects/subscriptions.ts';
+import { buildSubscription, periodEndOf } from './objects/subscriptions.ts';
 import type { Documents } from './store.ts';
 import type { Changed } from './subscription-lifecycle.ts';
 import { announceTrialEndingSoon, startSubscription, trialEndOf } from './subscription-start.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import { nowSeconds } from './time.ts';
 
 type MissingPaymentMethod = Stripe.Subscription.TrialSettings.EndBehavior.MissingPaymentMethod;
 
@@ -99,7 +99,7 @@ export function createSubscription(
       metadata: input.metadata,
       description: input.description,
       start: at,
-      periodEnd: trialEnd ?? addMonth(at),
+      periodEnd: trialEnd ?? periodEndOf(price, at),
       trialEnd,
       missingPaymentMethod: input.missingPaymentMethod ?? undefined,
       paymentMethod,

@@ -1,16 +1,27 @@
 // Renewals, with the events Stripe sends. Renew starts the next period with a paid invoice (a
 // past_due or paused subscription's open invoice is paid instead), or ends a subscription
-// scheduled to end within the period. A failed renewal leaves the new period's invoice open: the
-// subscription is past_due, or paused when the account pauses on payment failure (settings.ts).
+// scheduled to end within the period. A schedule's next phase starts with the period
+// (schedule-lifecycle.ts): the events are then subscription_schedule.updated (and .released),
+// invoice.paid, customer.subscription.updated; Stripe documents no order. A failed renewal leaves
+// the new period's invoice open: the subscription is past_due, or paused when the account pauses
+// on payment failure (settings.ts).
 // Cancellations are in subscription-changes.ts, trials in trial-end.ts.
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { invoiceFor } from './invoicing.ts';
+import { endWith, enterPhaseAt, scheduleOf } from './schedule-lifecycle.ts';
 import { markPaid } from './objects/invoices.ts';
-import { active, itemOf, paused, scheduledEnd, withPeriod } from './objects/subscriptions.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import {
+  active,
+  itemOf,
+  paused,
+  periodEndOf,
+  scheduledEnd,
+  withPeriod,
+} from './objects/subscriptions.ts';
+import { nowSeconds } from './time.ts';
 
 type Subscription = Stripe.Subscription;
 export interface Changed {
@@ -62,16 +73,36 @@ export async function transition(
   );
 }
 
+/** The period after the current one, at the item's price's interval. */
 function nextPeriod(subscription: Subscription): Subscription {
-  const start = itemOf(subscription).current_period_end;
-  return withPeriod(subscription, start, addMonth(start, subscription.billing_cycle_anchor));
+  const { current_period_end: start, price } = itemOf(subscription);
+  return withPeriod(
+    subscription,
+    start,
+    periodEndOf(price, start, subscription.billing_cycle_anchor),
+  );
 }
 
+/**
+ * The renewal invoice of the period after `before`'s: made at the boundary, whenever the button
+ * advancing the clock to it is pressed, and looking back on the period just ended.
+ */
+function renewalDates(before: Subscription): {
+  at: number;
+  lookback: { start: number; end: number };
+} {
+  const { current_period_start: start, current_period_end: end } = itemOf(before);
+  return { at: end, lookback: { start, end } };
+}
+
+/** The end of the period ends it; a schedule that ends it then (`end_behavior=cancel`) completes. */
 async function endAtPeriodEnd(
   unit: Unit,
   subscription: Subscription,
   at: number,
 ): Promise<Changed> {
+  const schedule = await scheduleOf(unit.docs, subscription);
+  if (schedule !== null) await endWith(unit, schedule, 'completed', at);
   const ended: Subscription = { ...subscription, status: 'canceled', ended_at: at };
   await unit.docs.save('subscription', ended);
   await unit.emit('customer.subscription.deleted', ended);
@@ -95,8 +126,9 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
       await unit.docs.save('invoice', invoice);
       after = active(before);
     } else {
-      after = nextPeriod(before);
-      invoice = await invoiceFor(unit, after, { paid: true, at });
+      const entered = await enterPhaseAt(unit, before, itemOf(before).current_period_end);
+      after = nextPeriod(entered);
+      invoice = await invoiceFor(unit, after, { paid: true, ...renewalDates(before) });
       after = { ...after, status: 'active', latest_invoice: invoice.id };
     }
     await unit.emit('invoice.paid', invoice);
@@ -128,7 +160,6 @@ export function failRenewal(
       throw invalidParam(
         `Subscription ${id} is set to cancel at the end of its period; it will not renew.`,
       );
-    const at = nowSeconds();
     const open = await openInvoice(unit, before);
     if (before.status === 'paused' && open === null)
       throw invalidParam(`Subscription ${id} is paused; it does not renew.`);
@@ -137,14 +168,15 @@ export function failRenewal(
       const invoice: Stripe.Invoice = {
         ...open,
         attempt_count: open.attempt_count + 1,
-        next_payment_attempt: at + 3 * 86_400,
+        next_payment_attempt: nowSeconds() + 3 * 86_400,
       };
       await unit.docs.save('invoice', invoice);
       await unit.emit('invoice.payment_failed', invoice);
       return { subscription: before, invoice };
     }
-    const advanced = nextPeriod(before);
-    const invoice = await invoiceFor(unit, advanced, { paid: false, at });
+    const entered = await enterPhaseAt(unit, before, itemOf(before).current_period_end);
+    const advanced = nextPeriod(entered);
+    const invoice = await invoiceFor(unit, advanced, { paid: false, ...renewalDates(before) });
     const unpaid: Subscription = { ...advanced, latest_invoice: invoice.id };
     await unit.emit('invoice.payment_failed', invoice);
     if (ctx.settings.pauseOnPaymentFailure) {

@@ -6,10 +6,10 @@ import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
-import { active, paused, withPeriod } from './objects/subscriptions.ts';
+import { active, itemOf, paused, periodEndOf, withPeriod } from './objects/subscriptions.ts';
 import { invoiceFor } from './invoicing.ts';
 import { ENDED, locked, transition, type Changed } from './subscription-lifecycle.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import { nowSeconds } from './time.ts';
 
 export function pause(ctx: SimContext, id: string, trigger: Trigger): Promise<Outcome<Changed>> {
   return mutate(ctx, trigger, async (unit) => {
@@ -46,7 +46,10 @@ export function resume(
     let invoice: Stripe.Invoice | null = null;
     if (anchor === 'now') {
       const at = nowSeconds();
-      after = { ...withPeriod(after, at, addMonth(at)), billing_cycle_anchor: at };
+      after = {
+        ...withPeriod(after, at, periodEndOf(itemOf(after).price, at)),
+        billing_cycle_anchor: at,
+      };
       invoice = await invoiceFor(unit, after, { paid: true, at, reason: 'subscription_update' });
       after = { ...after, latest_invoice: invoice.id };
       await unit.emit('invoice.paid', invoice);

@@ -1,21 +1,46 @@
-// Clock helpers: Stripe speaks unix seconds, and bills monthly on the anchor's day of the month.
+// Clock helpers: Stripe speaks unix seconds, and bills a price's interval from the billing cycle
+// anchor: a month or a year keeps the anchor's day of the month and time of day.
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+const DAY = 86_400;
 
 const daysInMonth = (year: number, month: number): number =>
   new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
 
 /**
- * The end of the monthly period that starts at `start`, keeping the anchor's day of the month
- * (clamped: an anchor on the 31st bills on Feb 28th, then on Mar 31st again) and time of day.
+ * `months` after `start`, on the anchor's day of the month (clamped: an anchor on the 31st bills on
+ * Feb 28th, then on Mar 31st again) and at its time of day.
  */
-export function addMonth(start: number, anchor: number = start): number {
+export function addMonths(start: number, months: number, anchor: number = start): number {
   const from = new Date(start * 1000);
   const day = new Date(anchor * 1000);
-  const year = from.getUTCFullYear() + (from.getUTCMonth() === 11 ? 1 : 0);
-  const month = (from.getUTCMonth() + 1) % 12;
+  const total = from.getUTCMonth() + months;
+  const year = from.getUTCFullYear() + Math.floor(total / 12);
+  const month = total % 12;
   const date = Math.min(day.getUTCDate(), daysInMonth(year, month));
   return (
     Date.UTC(year, month, date, day.getUTCHours(), day.getUTCMinutes(), day.getUTCSeconds()) / 1000
   );
+}
+
+/** How often a price bills (its `recurring`), or a schedule phase's `duration`. */
+export interface Recurrence {
+  interval: 'day' | 'week' | 'month' | 'year' | (string & Record<never, never>);
+  interval_count?: number;
+}
+
+/** The end of the period of `recurrence` that starts at `start`, aligned to `anchor`. */
+export function periodEnd(start: number, recurrence: Recurrence, anchor: number = start): number {
+  const count = recurrence.interval_count ?? 1;
+  switch (recurrence.interval) {
+    case 'day':
+      return start + count * DAY;
+    case 'week':
+      return start + count * 7 * DAY;
+    case 'year':
+      return addMonths(start, 12 * count, anchor);
+    default:
+      return addMonths(start, count, anchor);
+  }
 }

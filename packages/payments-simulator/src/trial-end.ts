@@ -9,9 +9,9 @@ import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { announceInvoice, invoiceFor } from './invoicing.ts';
-import { customerIdOf, withPeriod } from './objects/subscriptions.ts';
+import { customerIdOf, itemOf, periodEndOf, withPeriod } from './objects/subscriptions.ts';
 import { locked, update, type Changed } from './subscription-lifecycle.ts';
-import { addMonth, nowSeconds } from './time.ts';
+import { nowSeconds } from './time.ts';
 
 type Subscription = Stripe.Subscription;
 
@@ -22,7 +22,9 @@ async function billFirstPeriod(
   at: number,
 ): Promise<Changed> {
   const paid = after.status === 'active';
-  const invoice = await invoiceFor(unit, after, { paid, at });
+  // It looks back on the trial, the period just ended.
+  const lookback = { start: before.trial_start ?? itemOf(before).current_period_start, end: at };
+  const invoice = await invoiceFor(unit, after, { paid, at, lookback });
   const billed: Subscription = { ...after, latest_invoice: invoice.id };
   await update(unit, before, billed);
   await announceInvoice(unit, invoice, paid ? 'paid' : 'failed');
@@ -94,7 +96,7 @@ export function endTrial(
     const next = withPeriod(
       { ...before, trial_end: at, billing_cycle_anchor: at },
       at,
-      addMonth(at),
+      periodEndOf(itemOf(before).price, at),
     );
     if (await hasPaymentMethod(unit, before))
       return billFirstPeriod(unit, { before, after: { ...next, status: 'active' } }, at);

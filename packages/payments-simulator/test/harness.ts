@@ -25,6 +25,13 @@ export const PRICES = new Map([
   ['pro', 'price_sim_pro'],
   ['team', 'price_sim_team'],
 ]);
+/** The same plans, each by the month and by the year (as BILLING_PRICES names a yearly price). */
+export const PRICES_BY_MONTH_AND_YEAR = new Map([
+  ['pro', 'price_sim_pro'],
+  ['pro@year', 'price_sim_pro_year'],
+  ['team', 'price_sim_team'],
+  ['team@year', 'price_sim_team_year'],
+]);
 
 export interface TestDb {
   db: OwnDatabase;
@@ -216,10 +223,15 @@ export interface SimulatorStack {
   close(): Promise<void>;
 }
 
-export async function startStack(): Promise<SimulatorStack> {
+export async function startStack(
+  options: Partial<PaymentsSimulatorOptions> = {},
+): Promise<SimulatorStack> {
   const database = await openTestDb();
   const receiver = await startReceiver();
-  const simulator = await startSimulator(database.db, { webhookUrl: () => receiver.url });
+  const simulator = await startSimulator(database.db, {
+    webhookUrl: () => receiver.url,
+    ...options,
+  });
   return {
     database,
     receiver,

@@ -63,6 +63,18 @@ describe(`subscription lifecycle (${databaseLabel})`, () => {
       subscription.items.data[0]!.current_period_end > before.items.data[0]!.current_period_end,
     );
     assert.equal(subscription.latest_invoice, invoice.id);
+    // Stripe makes the renewal at the period's boundary: the button advances the clock to it.
+    const ended = before.items.data[0]!;
+    assert.equal(invoice.created, ended.current_period_end);
+    assert.deepEqual(
+      [invoice.period_start, invoice.period_end],
+      [ended.current_period_start, ended.current_period_end],
+      'the invoice looks back on the period just ended',
+    );
+    assert.deepEqual(invoice.lines.data[0]!.period, {
+      start: subscription.items.data[0]!.current_period_start,
+      end: subscription.items.data[0]!.current_period_end,
+    });
     const previous = updated!.data.previous_attributes as Partial<Stripe.Subscription>;
     assert.equal(previous.latest_invoice, before.latest_invoice);
     assert.ok(previous.items);

@@ -205,6 +205,14 @@ describe('offer prices on the simulator pages, in a browser', { skip }, () => {
     const text = await body();
     assert.equal(text.includes(COUPON), offer.code === true);
     assert.ok(text.includes(`Next invoice ${usd(charge.total)} on`), text);
+    // The other plan, at the same quantity with the same discount and tax: what it would cost.
+    const other = offer.plan === 'pro' ? 'team' : 'pro';
+    const switched = stripeCharge({ ...offer, plan: other });
+    const otherTax = offer.tax ? ` + ${usd(switched.tax)} tax` : '';
+    assert.equal(
+      words(await page.textContent('form[action$="/switch"] button')),
+      `Switch to ${TITLE[other]} (${usd(switched.net)}/month${otherTax})`,
+    );
     const card =
       offer.trial === 'no card' && invoiced.length === 1 ? 'No card on file' : 'Visa •••• 4242';
     assert.equal(words(await page.textContent('#card')), `${card} (simulated)`);

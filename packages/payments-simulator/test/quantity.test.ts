@@ -139,8 +139,10 @@ describe(`subscription quantities (${databaseLabel})`, () => {
     assert.equal(invoice.total, credit!.amount + charge!.amount + 5 * TEAM);
     assert.deepEqual(
       [invoice.period_start, invoice.period_end],
-      [period!.period.start, period!.period.end],
+      [item.current_period_start, item.current_period_end],
+      'the renewal looks back on the period just ended',
     );
+    assert.equal(period!.period.start, item.current_period_end, 'its line bills the next one');
 
     const next = (await control(stack.simulator, subscription.id, 'renew')).body.invoice!;
     assert.equal(next.lines.data.length, 1, 'the prorations were billed once');

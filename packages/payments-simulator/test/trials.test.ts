@@ -176,6 +176,16 @@ describe(`trials (${databaseLabel})`, () => {
       body.subscription.trial_end,
     );
     assert.equal(body.invoice!.amount_paid, 1500);
+    assert.equal(body.invoice!.created, body.subscription.trial_end, 'made when the trial ends');
+    assert.deepEqual(
+      [body.invoice!.period_start, body.invoice!.period_end],
+      [withCard.trial_start, body.subscription.trial_end],
+      'looking back on the trial',
+    );
+    assert.deepEqual(
+      [body.events.length, body.invoice!.lines.data[0]!.period.start],
+      [5, body.subscription.trial_end],
+    );
     assert.deepEqual(
       body.events.map((e) => e.type),
       [

@@ -5,6 +5,7 @@ import type { Database, SqlClient } from './sql-client.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
 import { organizationsRepository } from './repositories/organizations.ts';
 import { outboxRepository } from './repositories/outbox.ts';
+import { pendingChangesRepository } from './repositories/pending-changes.ts';
 import { seatsRepository } from './repositories/seats.ts';
 import { subscriptionsRepository } from './repositories/subscriptions.ts';
 import { usersRepository } from './repositories/users.ts';
@@ -17,6 +18,7 @@ export function bindRepositories(db: SqlClient): Repositories {
     checkoutSessions: checkoutSessionsRepository(db),
     subscriptions: subscriptionsRepository(db),
     outbox: outboxRepository(db),
+    pendingChanges: pendingChangesRepository(db),
   };
 }
 

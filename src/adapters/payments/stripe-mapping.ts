@@ -10,7 +10,9 @@ import type {
   ObjectNotice,
   OtherEvent,
   PaymentEvent,
+  PendingChange,
   ProviderSubscription,
+  ScheduleEvent,
   SubscriptionEvent,
   SubscriptionNotice,
   SubscriptionStatus,
@@ -105,6 +107,7 @@ type CheckoutSessionEventType = 'checkout.session.completed' | 'checkout.session
 type StripeCheckoutSessionEvent = Extract<Stripe.Event, { type: CheckoutSessionEventType }>;
 type StripeSubscriptionEvent = Extract<Stripe.Event, { type: `customer.subscription.${string}` }>;
 type StripeInvoiceEvent = Extract<Stripe.Event, { type: `invoice.${string}` }>;
+type StripeScheduleEvent = Extract<Stripe.Event, { type: `subscription_schedule.${string}` }>;
 
 const isCheckoutSessionEvent = (event: Stripe.Event): event is StripeCheckoutSessionEvent =>
   event.type === 'checkout.session.completed' || event.type === 'checkout.session.expired';
@@ -112,6 +115,8 @@ const isSubscriptionEvent = (event: Stripe.Event): event is StripeSubscriptionEv
   event.type.startsWith('customer.subscription.');
 const isInvoiceEvent = (event: Stripe.Event): event is StripeInvoiceEvent =>
   event.type.startsWith('invoice.');
+const isScheduleEvent = (event: Stripe.Event): event is StripeScheduleEvent =>
+  event.type.startsWith('subscription_schedule.');
 
 /** The kind of domain event toPaymentEvent makes of an SDK event of type T. */
 type SnapshotKindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEvent['type']
@@ -120,7 +125,9 @@ type SnapshotKindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSe
     ? SubscriptionEvent['kind']
     : T extends StripeInvoiceEvent['type']
       ? InvoiceEvent['kind']
-      : OtherEvent['kind'];
+      : T extends StripeScheduleEvent['type']
+        ? ScheduleEvent['kind']
+        : OtherEvent['kind'];
 
 /** The SDK's thin event types (its event notifications). */
 type ThinEventType = Stripe.V2.Core.EventNotification['type'];
@@ -215,6 +222,8 @@ function translate(event: Stripe.Event, base: ReturnType<typeof factsOf>): Payme
       kind: 'subscription',
       subscription: toProviderSubscription(event.data.object),
     };
+  if (isScheduleEvent(event))
+    return { ...base, kind: 'schedule', schedule: toSchedule(event.data.object) };
   if (isInvoiceEvent(event)) {
     const invoice = event.data.object;
     return {
@@ -225,6 +234,39 @@ function translate(event: Stripe.Event, base: ReturnType<typeof factsOf>): Payme
     };
   }
   return { ...base, kind: 'other' };
+}
+
+const ENDED_SCHEDULES = ['released', 'canceled', 'completed'];
+
+/**
+ * The change an active schedule holds: the first phase after the current one whose price differs
+ * from the current phase's (a portal downgrade's second phase), at its start.
+ */
+function scheduledChange(schedule: Stripe.SubscriptionSchedule): PendingChange | null {
+  if (schedule.status !== 'active' || schedule.current_phase === null) return null;
+  const { start_date: start } = schedule.current_phase;
+  const priceOf = (phase: Stripe.SubscriptionSchedule.Phase) =>
+    idOf(phase.items[0]?.price, 'phases[].items[0].price');
+  const current = schedule.phases.find((phase) => phase.start_date === start);
+  const next = schedule.phases.find(
+    (phase) => phase.start_date > start && priceOf(phase) !== (current && priceOf(current)),
+  );
+  if (next === undefined) return null;
+  return {
+    priceId: text(priceOf(next), 'phases[].items[0].price'),
+    effectiveAt: new Date(unixTime(next.start_date, 'phases[].start_date') * 1000),
+  };
+}
+
+function toSchedule(schedule: Stripe.SubscriptionSchedule): ScheduleEvent['schedule'] {
+  return {
+    id: text(schedule.id, 'schedule.id'),
+    subscriptionId:
+      idOf(schedule.subscription, 'schedule.subscription') ??
+      nonEmptyText(schedule.released_subscription),
+    ended: ENDED_SCHEDULES.includes(schedule.status),
+    change: scheduledChange(schedule),
+  };
 }
 
 /** A thin event as it arrives: the SDK's notification fields, before any is checked. */

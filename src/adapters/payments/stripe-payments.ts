@@ -1,7 +1,7 @@
 // PaymentsProvider on the Stripe SDK: one line per operation, its failure translated for the
 // domain (stripe-failures.ts). Every creating call carries the caller's idempotency key.
 import type Stripe from 'stripe';
-import type { PaymentsProvider } from '../../domain/ports/payments-provider.ts';
+import type { PaymentsProvider, ProviderPrice } from '../../domain/ports/payments-provider.ts';
 import type {
   NewCheckoutSession,
   ObjectNotice,
@@ -12,6 +12,7 @@ import type {
 import type { Logger } from '../../domain/ports/logger.ts';
 import { translatingFailures } from './stripe-failures.ts';
 import { toCompletedNotice, toPaymentEvent } from './stripe-mapping.ts';
+import { ensurePortalConfiguration } from './stripe-portal-configuration.ts';
 import {
   listSubscriptions,
   listSubscriptionsPage,
@@ -105,6 +106,24 @@ async function completeNotice(stripe: Stripe, notice: ObjectNotice): Promise<Pay
   }
 }
 
+const INTERVALS = ['month', 'year'] as const;
+
+async function retrievePrice(stripe: Stripe, id: string): Promise<ProviderPrice | null> {
+  try {
+    const price = await stripe.prices.retrieve(id);
+    const { interval, interval_count: count } = price.recurring ?? {};
+    return {
+      id: price.id,
+      product: typeof price.product === 'string' ? price.product : price.product.id,
+      currency: price.currency,
+      interval: count === 1 ? (INTERVALS.find((each) => each === interval) ?? null) : null,
+    };
+  } catch (error) {
+    if ((error as Stripe.errors.StripeError).statusCode === 404) return null;
+    throw error;
+  }
+}
+
 async function undeliveredEvents(stripe: Stripe): Promise<PaymentEvent[]> {
   const events = await stripe.events
     .list({ delivery_success: false, limit: 100 })
@@ -148,10 +167,17 @@ export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>)
     undeliveredEvents: () => call('events.list', () => undeliveredEvents(stripe)),
     updateSubscriptionQuantity: (input, idempotencyKey) =>
       call('subscriptions.update', () => updateSubscriptionQuantity(stripe, input, idempotencyKey)),
-    createPortalSession: ({ customerId, returnUrl }) =>
+    createPortalSession: ({ customerId, returnUrl, configurationId }) =>
       call('billingPortal.sessions.create', async () => {
-        const params = { customer: customerId, return_url: returnUrl };
+        const params = {
+          customer: customerId,
+          return_url: returnUrl,
+          ...(configurationId !== null && { configuration: configurationId }),
+        };
         return { url: (await stripe.billingPortal.sessions.create(params)).url };
       }),
+    retrievePrice: (id) => call('prices.retrieve', () => retrievePrice(stripe, id)),
+    ensurePortalConfiguration: (spec) =>
+      call('billingPortal.configurations', () => ensurePortalConfiguration(stripe, spec)),
   };
 }

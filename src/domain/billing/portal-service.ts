@@ -13,11 +13,16 @@ export interface PortalInput {
   return_url?: string;
 }
 
+export interface PortalSettings extends Pick<CheckoutSettings, 'appUrl' | 'allowedOrigins'> {
+  /** The service's own portal configuration (provider-setup.ts); null: the account's default. */
+  portalConfiguration: string | null;
+}
+
 export class PortalService {
   constructor(
     private readonly members: Members,
     private readonly payments: PaymentsProvider,
-    private readonly settings: Pick<CheckoutSettings, 'appUrl' | 'allowedOrigins'>,
+    private readonly settings: PortalSettings,
   ) {}
 
   async open(principal: Principal, input: PortalInput): Promise<{ url: string }> {
@@ -42,6 +47,10 @@ export class PortalService {
         'There is nothing to manage yet: start a subscription with a checkout first',
       );
     }
-    return this.payments.createPortalSession({ customerId: account.paymentsCustomerId, returnUrl });
+    return this.payments.createPortalSession({
+      customerId: account.paymentsCustomerId,
+      returnUrl,
+      configurationId: this.settings.portalConfiguration,
+    });
   }
 }

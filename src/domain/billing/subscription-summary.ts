@@ -4,7 +4,8 @@
 // in grace keeps them, and loses them with the tier), and the subscription the tier comes from.
 // A token naming an organisation adds where the tier comes from (tier_source): the organisation's
 // subscription or the user's own; `subscription`, `plan` and `trial_eligible` stay the user's own.
-import type { BillingAccount, Principal, SubscriptionState } from '../model.ts';
+import type { BillingAccount, PendingChange, Principal, SubscriptionState } from '../model.ts';
+import type { PendingChangesRepository } from '../ports/store.ts';
 import type { Members } from '../organizations/members.ts';
 import { entitlementsOf, type EntitlementTable } from './entitlements.ts';
 import { planOf, trialDaysOf, type OfferSettings } from './offer.ts';
@@ -20,12 +21,20 @@ export interface SubscriptionDetails {
   status: string;
   /** The tier name of its price; null for a price not in BILLING_PRICES. */
   plan: string | null;
+  /** The interval BILLING_PRICES gives its price; null for a price not in it. */
+  interval: 'month' | 'year' | null;
   trial_end: string | null;
   current_period_end: string | null;
   /** When it is scheduled to end, either of the provider's ways; null when it is not. */
   cancel_at: string | null;
   /** Whether that end is the end of the current period. */
   cancel_at_period_end: boolean;
+  /** The change its schedule makes later (a downgrade at the period's end); null when none. */
+  pending_change: {
+    plan: string | null;
+    interval: 'month' | 'year' | null;
+    effective_at: string;
+  } | null;
 }
 
 export interface SubscriptionSummary {
@@ -41,25 +50,52 @@ export interface SubscriptionSummary {
 
 export interface SummarySettings extends OfferSettings {
   entitlements: EntitlementTable;
+  /** Every price of BILLING_PRICES with its interval. */
+  catalog: readonly { price: string; interval: 'month' | 'year' }[];
 }
 
 /** ISO 8601 with an offset, as the profile's created_at. */
 const dateTime = (date: Date | null): string | null =>
   date === null ? null : date.toISOString().replace('Z', '+00:00');
 
-function details(subscription: SubscriptionState, policy: TierPolicy): SubscriptionDetails {
+function details(
+  subscription: SubscriptionState,
+  pending: PendingChange | null,
+  policy: TierPolicy,
+  { catalog }: SummarySettings,
+): SubscriptionDetails {
   const end = scheduledEnd(subscription);
   const periodEnd = subscription.currentPeriodEnd;
+  const intervalOf = (priceId: string | null) =>
+    catalog.find(({ price }) => price === priceId)?.interval ?? null;
   return {
     status: subscription.status,
     plan: tierOfPrice(subscription.priceId, policy),
+    interval: intervalOf(subscription.priceId),
     trial_end: dateTime(subscription.trialEnd),
     current_period_end: dateTime(periodEnd),
     cancel_at: dateTime(end),
     cancel_at_period_end:
       end !== null && periodEnd !== null && end.getTime() === periodEnd.getTime(),
+    pending_change:
+      pending === null
+        ? null
+        : {
+            plan: tierOfPrice(pending.priceId, policy),
+            interval: intervalOf(pending.priceId),
+            effective_at: dateTime(pending.effectiveAt)!,
+          },
   };
 }
+
+/** The change pending for the account's subscription, as its schedule's events stored it. */
+export const pendingChangeOf = (
+  pendingChanges: Pick<PendingChangesRepository, 'of'>,
+  account: BillingAccount,
+): Promise<PendingChange | null> =>
+  account.subscription === null
+    ? Promise.resolve(null)
+    : pendingChanges.of(account.subscription.id);
 
 /**
  * A billing account (a user's or an organisation's, with its own default plan in `settings`) at
@@ -68,6 +104,7 @@ function details(subscription: SubscriptionState, policy: TierPolicy): Subscript
  */
 export function toSummary(
   account: BillingAccount,
+  pending: PendingChange | null,
   tier: string,
   policy: TierPolicy,
   settings: SummarySettings,
@@ -79,13 +116,17 @@ export function toSummary(
     trial_eligible: trialDaysOf(account, settings) !== null,
     features: [...features],
     limits: { ...limits },
-    subscription: account.subscription === null ? null : details(account.subscription, policy),
+    subscription:
+      account.subscription === null
+        ? null
+        : details(account.subscription, pending, policy, settings),
   };
 }
 
 export class SubscriptionSummaryService {
   constructor(
     private readonly members: Members,
+    private readonly pendingChanges: Pick<PendingChangesRepository, 'of'>,
     private readonly policy: TierPolicy,
     private readonly settings: SummarySettings,
   ) {}
@@ -99,7 +140,8 @@ export class SubscriptionSummaryService {
       this.policy,
       now,
     );
-    const summary = toSummary(user, tier, this.policy, this.settings);
+    const pending = await pendingChangeOf(this.pendingChanges, user);
+    const summary = toSummary(user, pending, tier, this.policy, this.settings);
     if (principal.organization === null) return summary;
     const { tier: at, ...rest } = summary;
     return { tier: at, tier_source: source, ...rest };

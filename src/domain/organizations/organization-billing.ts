@@ -7,6 +7,7 @@ import type { CheckoutInput, CheckoutService } from '../billing/checkout-service
 import { organizationSubject, type BillingSubject } from '../billing/billing-subject.ts';
 import type { PortalInput, PortalService } from '../billing/portal-service.ts';
 import {
+  pendingChangeOf,
   toSummary,
   type SubscriptionSummary,
   type SummarySettings,
@@ -36,7 +37,7 @@ export interface OrganizationBillingSummary extends SubscriptionSummary {
 }
 
 export interface OrganizationBillingDeps {
-  store: Pick<Store, 'organizations' | 'seats'>;
+  store: Pick<Store, 'organizations' | 'seats' | 'pendingChanges'>;
   members: Members;
   checkout: CheckoutService;
   portal: PortalService;
@@ -60,6 +61,7 @@ export class OrganizationBilling {
     const subscription = organization.subscription;
     const summary = toSummary(
       organization,
+      await pendingChangeOf(this.deps.store.pendingChanges, organization),
       tierOf(subscription, this.deps.policy, now),
       this.deps.policy,
       this.offerSettings(),

@@ -39,6 +39,28 @@ export interface SubscriptionRead extends ProviderRead<ProviderSubscription | nu
   sentAt: number;
 }
 
+/** A price as the provider has it. */
+export interface ProviderPrice {
+  id: string;
+  product: string;
+  currency: string;
+  /** `month` or `year` for a price recurring every one of them; null for any other. */
+  interval: 'month' | 'year' | null;
+}
+
+/** The prices the service's own billing portal configuration lets a subscription move between. */
+export interface PortalConfigurationSpec {
+  products: { product: string; prices: string[] }[];
+}
+
+/** The service's own portal configuration after start-up: found as it should be, made, or set back. */
+export interface OwnPortalConfiguration {
+  id: string;
+  outcome: 'kept' | 'made' | 'restored';
+  /** What had been changed by hand and was set back (setting names); [] unless restored. */
+  restored: string[];
+}
+
 export interface PaymentsProvider {
   /** A customer for who pays, named in its metadata; an organisation's has a name and no e-mail. */
   createCustomer(
@@ -84,6 +106,21 @@ export interface PaymentsProvider {
     input: { subscriptionId: string; itemId: string; quantity: number },
     idempotencyKey: string,
   ): Promise<ProviderRead<ProviderSubscription>>;
-  /** The address of a hosted billing-portal session where the customer manages their subscriptions. */
-  createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  /**
+   * The address of a hosted billing-portal session where the customer manages their subscriptions,
+   * on the given portal configuration (null: the account's default).
+   */
+  createPortalSession(input: {
+    customerId: string;
+    returnUrl: string;
+    configurationId: string | null;
+  }): Promise<{ url: string }>;
+  /** The price, or null when the provider does not know it. */
+  retrievePrice(id: string): Promise<ProviderPrice | null>;
+  /**
+   * The billing portal configuration the service owns (marked as its own in its metadata) as
+   * `spec` says: made when there is none, set back when it was changed. Not safe to run twice at
+   * once: the caller makes sure one instance at a time does.
+   */
+  ensurePortalConfiguration(spec: PortalConfigurationSpec): Promise<OwnPortalConfiguration>;
 }

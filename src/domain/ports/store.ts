@@ -2,6 +2,7 @@
 import type {
   CheckoutSessionRecord,
   Organization,
+  PendingChange,
   SubjectRef,
   SubscriptionState,
   User,
@@ -191,7 +192,25 @@ export interface SubscriptionsRepository {
 
 export type ConditionalWrite = { written: true } | { written: false; storedAsOf: number | null };
 
+/** A subscription's pending change, as its schedule's events say it (migrations/013). */
+export interface PendingChangesRepository {
+  /**
+   * Stores what the schedule's event as of `asOf` says (`change` null: none pending; `ended`: the
+   * schedule released, canceled or completed), unless a newer event's is stored.
+   */
+  record(input: {
+    subscriptionId: string;
+    scheduleId: string;
+    change: PendingChange | null;
+    ended: boolean;
+    asOf: number;
+  }): Promise<void>;
+  /** The change pending for the subscription; null when none is. */
+  of(subscriptionId: string): Promise<PendingChange | null>;
+}
+
 export interface Repositories {
+  pendingChanges: PendingChangesRepository;
   users: UsersRepository;
   organizations: OrganizationsRepository;
   seats: SeatsRepository;

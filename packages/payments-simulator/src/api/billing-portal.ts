@@ -1,6 +1,8 @@
 // POST /v1/billing_portal/sessions: a session of the hosted billing portal for one customer, as
-// Stripe makes it: `url` is the simulator's portal page (pages/portal-page.ts), `return_url` where
-// its "Return" link leads. Only the default configuration exists; flows and locales are refused.
+// Stripe makes it: `url` is the simulator's portal page (pages/portal-page.ts), which follows the
+// session's `configuration` (the account's default unless one is given; it must be active),
+// `return_url` (else the configuration's default_return_url) where its "Return" link leads. Flows
+// and locales are refused.
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
@@ -8,10 +10,10 @@ import { invalidParam } from '../errors.ts';
 import { Expander } from '../expand.ts';
 import { newId } from '../ids.ts';
 import { allowOnly, expansions, text } from '../params.ts';
+import { configurationOf, DEFAULT_CONFIGURATION } from '../objects/portal-configurations.ts';
 import { nowSeconds } from '../time.ts';
 import { paramsOf } from './request.ts';
 
-export const PORTAL_CONFIGURATION = 'bpc_simulator_default';
 const PARAMS = [
   'configuration',
   'customer',
@@ -47,12 +49,15 @@ export function billingPortalRoutes(ctx: SimContext): FastifyPluginAsync {
             unsupported,
           );
       }
-      const configuration = text(params, 'configuration');
-      if (configuration !== undefined && configuration !== PORTAL_CONFIGURATION)
+      const configuration = await configurationOf(
+        ctx.docs,
+        text(params, 'configuration') ?? DEFAULT_CONFIGURATION,
+        { param: 'configuration' },
+      );
+      if (!configuration.active)
         throw invalidParam(
-          `No such configuration: '${configuration}'`,
+          `The configuration ${configuration.id} is not active: activate it, or use another.`,
           'configuration',
-          'resource_missing',
         );
       const customer = text(params, 'customer', { required: true })!;
       await ctx.docs.require('customer', customer, { param: 'customer' });
@@ -60,7 +65,7 @@ export function billingPortalRoutes(ctx: SimContext): FastifyPluginAsync {
       const session: Stripe.BillingPortal.Session = {
         id,
         object: 'billing_portal.session',
-        configuration: PORTAL_CONFIGURATION,
+        configuration: configuration.id,
         created: nowSeconds(),
         customer,
         customer_account: null,
@@ -68,7 +73,7 @@ export function billingPortalRoutes(ctx: SimContext): FastifyPluginAsync {
         livemode: false,
         locale: null,
         on_behalf_of: null,
-        return_url: returnUrlOf(text(params, 'return_url')),
+        return_url: returnUrlOf(text(params, 'return_url')) ?? configuration.default_return_url,
         url: `${ctx.baseUrl}/p/session/${id}`,
       };
       await ctx.docs.save('billing_portal.session', session);

@@ -1,17 +1,48 @@
 // Read-only objects: prices, products, invoices, coupons and promotion codes (retrieve and list;
-// the simulator has one test code, SAVE20: objects/offers.ts).
+// the simulator has one test code, SAVE20: objects/offers.ts). Prices are listed by product and
+// `active`, and also by `type`, `currency`, `recurring[interval]` and `lookup_keys` (those on the
+// page read: the catalogue is small).
 import type { FastifyPluginAsync } from 'fastify';
 import type { SimContext } from '../context.ts';
 import { Expander } from '../expand.ts';
-import { allowOnly, expansions, flag, oneOf, text } from '../params.ts';
+import type Stripe from 'stripe';
+import type { FormObject } from '../form.ts';
+import { allowOnly, array, expansions, flag, hash, oneOf, text } from '../params.ts';
 import type { Filter, SimType } from '../store.ts';
+import { invalidParam } from '../errors.ts';
 import { listOf, pageOfParams, PAGE_PARAMS, paramsOf } from './request.ts';
 
 interface Resource {
   path: string;
   type: SimType;
   listParams: string[];
-  filter(params: Parameters<typeof text>[0]): Filter;
+  filter(params: FormObject): Filter;
+  /** What the list keeps of the page read, when a parameter filters on what no column holds. */
+  keep?(params: FormObject): (doc: object) => boolean;
+}
+
+/** The price filters no column holds: type, currency, recurring[interval], lookup_keys. */
+function priceFilter(params: FormObject): (doc: object) => boolean {
+  const type = oneOf(params, 'type', ['one_time', 'recurring'] as const);
+  const currency = text(params, 'currency')?.toLowerCase();
+  const recurring = hash(params, 'recurring');
+  if (recurring !== undefined)
+    allowOnly(recurring, ['interval', 'meter', 'usage_type'], 'recurring');
+  const interval =
+    recurring &&
+    oneOf(recurring, 'interval', ['day', 'month', 'week', 'year'] as const, 'recurring[interval]');
+  const keys = array(params, 'lookup_keys')?.map(String);
+  if (keys !== undefined && keys.length > 10)
+    throw invalidParam('You may only specify up to 10 lookup keys.', 'lookup_keys');
+  return (doc) => {
+    const price = doc as Stripe.Price;
+    return (
+      (type === undefined || price.type === type) &&
+      (currency === undefined || price.currency === currency) &&
+      (interval === undefined || price.recurring?.interval === interval) &&
+      (keys === undefined || keys.includes(price.lookup_key ?? ''))
+    );
+  };
 }
 
 const RESOURCES: Resource[] = [
@@ -26,6 +57,7 @@ const RESOURCES: Resource[] = [
         status: active === undefined ? undefined : [active ? 'active' : 'inactive'],
       };
     },
+    keep: priceFilter,
   },
   {
     path: 'products',
@@ -92,6 +124,7 @@ export function catalogRoutes(ctx: SimContext): FastifyPluginAsync {
       app.get(`/${resource.path}`, async (request) => {
         const params = paramsOf(request);
         allowOnly(params, [...PAGE_PARAMS, ...resource.listParams]);
+        const keep = resource.keep?.(params) ?? (() => true);
         const page = await ctx.docs.list<object>(
           resource.type,
           resource.filter(params),
@@ -100,7 +133,7 @@ export function catalogRoutes(ctx: SimContext): FastifyPluginAsync {
         return expander.expand(
           listOf(
             `/v1/${resource.path}`,
-            page.data.map((row) => row.data),
+            page.data.map((row) => row.data).filter(keep),
             page.hasMore,
           ),
           expansions(params),

@@ -1,11 +1,34 @@
-// The catalogue the simulator sells: one product and one monthly USD price per configured tier
-// (pro 15.00, team 49.00, any other 10.00), created on start under the configured price ids.
+// The catalogue the simulator sells: one product per configured tier, with a monthly and/or a
+// yearly USD price under the configured ids (`pro`, `pro@month` or `pro@year`, as BILLING_PRICES
+// names them): pro 15.00 a month, team 49.00, any other 10.00; a year costs ten months. Created on
+// start, keeping the `created` of those already there.
 import type Stripe from 'stripe';
 import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
 
-const AMOUNTS: Record<string, number> = { pro: 1500, team: 4900 };
-const DEFAULT_AMOUNT = 1000;
+const MONTHLY: Record<string, number> = { pro: 1500, team: 4900 };
+const DEFAULT_MONTHLY = 1000;
+const MONTHS_A_YEAR_COSTS = 10;
+
+export const INTERVALS = ['month', 'year'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+/** One price the simulator sells: its tier, how often it bills, and its id. */
+export interface CataloguePrice {
+  tier: string;
+  interval: Interval;
+  id: string;
+}
+
+/** `tier` (monthly), `tier@month` or `tier@year` -> price id, as a list; another interval throws. */
+export function cataloguePrices(prices: ReadonlyMap<string, string>): CataloguePrice[] {
+  return [...prices].map(([key, id]) => {
+    const [tier = '', interval = 'month'] = key.split('@');
+    if (!(INTERVALS as readonly string[]).includes(interval))
+      throw new Error(`prices: ${key}: the interval after @ is month or year`);
+    return { tier, interval: interval as Interval, id };
+  });
+}
 
 /** On the wire Stripe sends decimals as strings; the SDK turns them into its Decimal type. */
 export const decimal = (value: number): Stripe.Decimal =>
@@ -13,6 +36,16 @@ export const decimal = (value: number): Stripe.Decimal =>
 
 export const tierTitle = (tier: string): string =>
   tier.replace(/[-_]+/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
+
+/** The plan a price sells, by its tier's name ("Pro"), whatever its interval. */
+export const planTitle = (price: Stripe.Price): string =>
+  tierTitle(price.metadata?.tier ?? price.lookup_key ?? price.id);
+
+/** What one period of the price is: "month", "year", or "3 months". */
+export function unitOf(price: Stripe.Price): string {
+  const { interval = 'month', interval_count: count = 1 } = price.recurring ?? {};
+  return count === 1 ? interval : `${count} ${interval}s`;
+}
 
 function buildProduct(tier: string, priceId: string, created: number): Stripe.Product {
   return {
@@ -39,15 +72,16 @@ function buildProduct(tier: string, priceId: string, created: number): Stripe.Pr
   };
 }
 
-interface NewPrice {
-  tier: string;
-  id: string;
+interface NewPrice extends CataloguePrice {
+  /** The key it was configured under: its lookup key. */
+  key: string;
   product: string;
   created: number;
 }
 
-function buildPrice({ tier, id, product, created }: NewPrice): Stripe.Price {
-  const amount = AMOUNTS[tier] ?? DEFAULT_AMOUNT;
+function buildPrice({ tier, interval, id, key, product, created }: NewPrice): Stripe.Price {
+  const monthly = MONTHLY[tier] ?? DEFAULT_MONTHLY;
+  const amount = interval === 'year' ? monthly * MONTHS_A_YEAR_COSTS : monthly;
   return {
     id,
     object: 'price',
@@ -57,12 +91,12 @@ function buildPrice({ tier, id, product, created }: NewPrice): Stripe.Price {
     currency: 'usd',
     custom_unit_amount: null,
     livemode: false,
-    lookup_key: tier,
+    lookup_key: key,
     metadata: { tier },
-    nickname: `${tierTitle(tier)} monthly`,
+    nickname: `${tierTitle(tier)} ${interval}ly`,
     product,
     recurring: {
-      interval: 'month',
+      interval,
       interval_count: 1,
       meter: null,
       trial_period_days: null,
@@ -88,8 +122,8 @@ export function planOf(price: Stripe.Price): Stripe.Plan {
     billing_scheme: 'per_unit',
     created: price.created,
     currency: price.currency,
-    interval: 'month',
-    interval_count: 1,
+    interval: price.recurring?.interval ?? 'month',
+    interval_count: price.recurring?.interval_count ?? 1,
     livemode: false,
     metadata: price.metadata,
     meter: null,
@@ -102,16 +136,25 @@ export function planOf(price: Stripe.Price): Stripe.Plan {
   };
 }
 
-/** Creates the configured prices and their products, keeping `created` of ones already there. */
+/**
+ * Creates the configured prices and their products (a tier's default price is its first), keeping
+ * `created` of ones already there.
+ */
 export async function seedCatalog(
   docs: Documents,
   prices: ReadonlyMap<string, string>,
 ): Promise<void> {
-  for (const [tier, priceId] of prices) {
-    const existing = await docs.get<Stripe.Price>('price', priceId);
+  const keys = [...prices.keys()];
+  const listed = cataloguePrices(prices);
+  for (const [index, price] of listed.entries()) {
+    const existing = await docs.get<Stripe.Price>('price', price.id);
     const created = existing?.data.created ?? nowSeconds();
-    const product = buildProduct(tier, priceId, created);
+    const first = listed.find((each) => each.tier === price.tier)!;
+    const product = buildProduct(price.tier, first.id, created);
     await docs.save('product', product);
-    await docs.save('price', buildPrice({ tier, id: priceId, product: product.id, created }));
+    await docs.save(
+      'price',
+      buildPrice({ ...price, key: keys[index]!, product: product.id, created }),
+    );
   }
 }

@@ -3,7 +3,7 @@
 // does (no top-level `subscription` field); and a new invoice as its first two events show it.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
-import { decimal, tierTitle } from './catalog.ts';
+import { decimal, planTitle, unitOf } from './catalog.ts';
 import {
   billable,
   chargeOf,
@@ -26,6 +26,11 @@ export interface NewInvoice {
   lines?: (invoiceId: string) => Stripe.InvoiceLineItem[];
   /** The subscription's discount and automatic tax (charge.ts); none when not given. */
   adjustments?: Adjustments;
+  /**
+   * The invoice's own period: a renewal's looks back on the period just ended, while its lines
+   * carry the period they bill, as Stripe dates them; from `at` to `at` when not given.
+   */
+  period?: { start: number; end: number };
 }
 
 /** What a line bills when it is not the item's whole period at its price. */
@@ -52,7 +57,7 @@ export function trialLines(
   price: Stripe.Price,
   period: { start: number; end: number },
 ): (invoiceId: string) => Stripe.InvoiceLineItem[] {
-  const description = `Trial period for ${tierTitle(price.lookup_key ?? price.id)}`;
+  const description = `Trial period for ${planTitle(price)}`;
   return (invoiceId) => [
     lineOf(invoiceId, subscription, { price, amount: 0, description, period, proration: false }),
   ];
@@ -68,7 +73,6 @@ export function lineOf(
   const quantity = part?.quantity ?? item.quantity ?? 1;
   const amount = part?.amount ?? itemAmount(price, quantity);
   const product = typeof price.product === 'string' ? price.product : price.product.id;
-  const tier = price.lookup_key ?? product;
   return {
     id: newId('il_'),
     object: 'line_item',
@@ -76,7 +80,7 @@ export function lineOf(
     currency: price.currency,
     description:
       part?.description ??
-      `${quantity} × ${tierTitle(tier)} (at ${money(price.unit_amount ?? 0)} / month)`,
+      `${quantity} × ${planTitle(price)} (at ${money(price.unit_amount ?? 0)} / ${unitOf(price)})`,
     discount_amounts: [],
     discountable: billable(amount, { proration: part?.proration }).discountable,
     discounts: [],
@@ -150,8 +154,6 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     adjustments,
   );
   const lines = raw.map((each, i) => adjusted(each, charge.lines[i]!, adjustments));
-  // The item's period is the last line's: any prorations billed with it come first.
-  const line = lines.at(-1)!;
   const { subtotal, discount, tax, total } = charge;
   // A credit (a switch to a cheaper plan) is not charged: nothing is due.
   const due = Math.max(0, total);
@@ -184,7 +186,7 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     billing_reason: input.reason,
     collection_method: 'charge_automatically',
     created: input.at,
-    currency: line.currency,
+    currency: lines[0]!.currency,
     custom_fields: null,
     customer: customerIdOf(input.subscription),
     customer_account: null,
@@ -228,8 +230,8 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
       payment_method_options: null,
       payment_method_types: null,
     },
-    period_end: line.period.end,
-    period_start: line.period.start,
+    period_end: input.period?.end ?? input.at,
+    period_start: input.period?.start ?? input.at,
     post_payment_credit_notes_amount: 0,
     pre_payment_credit_notes_amount: 0,
     receipt_number: null,

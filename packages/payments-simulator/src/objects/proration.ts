@@ -3,16 +3,54 @@
 // on what it is, each for that side's price and quantity over the share of the period left, net
 // of the subscription's discount (charge.ts). They are billed at once on an invoice of their own
 // ("prorate and invoice immediately", Stripe's always_invoice), or kept as pending invoice items
-// that the next invoice bills (Stripe's default, create_prorations).
+// that the next invoice bills (Stripe's default, create_prorations). A change of interval (a month
+// to a year) starts a new period instead: only the credit is prorated (item-change.ts).
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
-import { decimal, tierTitle } from './catalog.ts';
+import { decimal, planTitle } from './catalog.ts';
 import { itemAmount, proratedAmount, type Adjustments } from './charge.ts';
 import { buildInvoice, lineOf, type LinePart } from './invoices.ts';
 import { customerIdOf, itemOf } from './subscriptions.ts';
 
-const titleOf = (price: Stripe.Price): string =>
-  tierTitle(price.lookup_key ?? price.nickname ?? price.id);
+/** A side of a change within the period: what the item was (a credit) or is (a charge). */
+interface Side {
+  subscription: Stripe.Subscription;
+  words: 'Unused time on' | 'Remaining time on';
+  sign: 1 | -1;
+}
+
+/**
+ * The share of the period of `before` left at `at`, for `side`'s price and quantity, with the
+ * subscription's `adjustments`.
+ */
+function prorated(
+  before: Stripe.Subscription,
+  { subscription, words, sign }: Side,
+  at: number,
+  adjustments: Adjustments,
+): LinePart {
+  const { current_period_start: start, current_period_end: end } = itemOf(before);
+  const left = end > start ? Math.max(0, end - at) / (end - start) : 0;
+  const { price, quantity: given } = itemOf(subscription);
+  const quantity = given ?? 1;
+  const times = quantity === 1 ? '' : `${quantity} × `;
+  return {
+    price,
+    quantity,
+    amount: sign * proratedAmount(itemAmount(price, quantity), left, adjustments),
+    description: `${words} ${times}${planTitle(price)} after ${new Date(at * 1000).toUTCString()}`,
+    period: { start: at, end },
+    proration: true,
+  };
+}
+
+/** The credit for the time left unused on the item as it is in `before`, changed at `at`. */
+export const unusedTime = (
+  before: Stripe.Subscription,
+  at: number,
+  adjustments: Adjustments,
+): LinePart =>
+  prorated(before, { subscription: before, words: 'Unused time on', sign: -1 }, at, adjustments);
 
 /**
  * The credit and the charge for changing the item from `before` to `after` at `at` (Unix
@@ -25,24 +63,8 @@ export function prorationParts(
   at: number,
   adjustments: Adjustments,
 ): LinePart[] {
-  const { current_period_start: start, current_period_end: end } = itemOf(before);
-  const left = end > start ? Math.max(0, end - at) / (end - start) : 0;
-  const period = { start: at, end };
-  const when = new Date(at * 1000).toUTCString();
-  const side = (subscription: Stripe.Subscription, words: string, sign: 1 | -1): LinePart => {
-    const { price, quantity: given } = itemOf(subscription);
-    const quantity = given ?? 1;
-    const times = quantity === 1 ? '' : `${quantity} × `;
-    return {
-      price,
-      quantity,
-      amount: sign * proratedAmount(itemAmount(price, quantity), left, adjustments),
-      description: `${words} ${times}${titleOf(price)} after ${when}`,
-      period,
-      proration: true,
-    };
-  };
-  return [side(before, 'Unused time on', -1), side(after, 'Remaining time on', 1)].filter(
+  const charge: Side = { subscription: after, words: 'Remaining time on', sign: 1 };
+  return [unusedTime(before, at, adjustments), prorated(before, charge, at, adjustments)].filter(
     (part) => part.quantity !== 0,
   );
 }

@@ -2,7 +2,7 @@
 // (items.data[].current_period_start/_end), not on the subscription itself.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
-import { nowSeconds } from '../time.ts';
+import { nowSeconds, periodEnd } from '../time.ts';
 import { planOf } from './catalog.ts';
 
 export interface NewSubscription {
@@ -133,12 +133,22 @@ export function buildSubscription(input: NewSubscription): Stripe.Subscription {
   };
 }
 
+/** The end of a period of `price` that starts at `start`, aligned to the billing cycle `anchor`. */
+export const periodEndOf = (price: Stripe.Price, start: number, anchor: number = start): number =>
+  periodEnd(start, price.recurring ?? { interval: 'month' }, anchor);
+
 /** The subscription's only item: where its price and current period are. */
 export function itemOf(subscription: Stripe.Subscription): Stripe.SubscriptionItem {
   const item = subscription.items.data[0];
   if (item === undefined) throw new Error(`subscription ${subscription.id} has no item`);
   return item;
 }
+
+/** The id of the schedule managing the subscription, expanded or not; null without one. */
+export const scheduleIdOf = (subscription: Stripe.Subscription): string | null =>
+  typeof subscription.schedule === 'string'
+    ? subscription.schedule
+    : (subscription.schedule?.id ?? null);
 
 /** The id of the subscription's customer, expanded or not. */
 export const customerIdOf = (subscription: Stripe.Subscription): string =>

@@ -1,6 +1,8 @@
 // A charge (objects/charge.ts) in the words every page uses: a coupon named as Stripe names it, with
-// how long it lasts ("SAVE20 (20% off forever)"), and what a period costs once it is applied.
+// how long it lasts ("SAVE20 (20% off forever)"), and what a period (a month, a year: the price's
+// interval) costs once it is applied.
 import type Stripe from 'stripe';
+import { unitOf } from '../objects/catalog.ts';
 import type { AppliedDiscount, LineCharge } from '../objects/charge.ts';
 import { html, money, type Html } from './layout.ts';
 
@@ -20,9 +22,16 @@ export function discountName({ coupon, promotionCode }: AppliedDiscount): string
 export const afterDiscount = (line: LineCharge): number => line.amount - line.discount;
 
 /** "~~$15.00~~ $12.00 per month + $1.20 tax": the list price struck out when discounted. */
-export function perMonth(line: LineCharge, currency: string): Html {
+export function perPeriod(line: LineCharge, price: Stripe.Price): Html {
+  const { currency } = price;
   const list =
     line.discount === 0 ? '' : html`<s class="muted">${money(line.amount, currency)}</s> `;
   const tax = line.tax === 0 ? '' : ` + ${money(line.tax, currency)} tax`;
-  return html`${list}<strong>${money(afterDiscount(line), currency)}</strong> per month${tax}`;
+  return html`${list}<strong>${money(afterDiscount(line), currency)}</strong> per ${unitOf(price)}${tax}`;
+}
+
+/** "$39.20/month + $3.92 tax": a period's line after its discount, in a button's few words. */
+export function shortPrice(line: LineCharge, price: Stripe.Price): string {
+  const tax = line.tax === 0 ? '' : ` + ${money(line.tax, price.currency)} tax`;
+  return `${money(afterDiscount(line), price.currency)}/${unitOf(price)}${tax}`;
 }

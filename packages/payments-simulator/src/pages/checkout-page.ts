@@ -1,4 +1,4 @@
-// The hosted checkout page (checkout-view.ts): what is bought and for how much a month, with the
+// The hosted checkout page (checkout-view.ts): what is bought and for how much a period, with the
 // session's offers (a trial, a promotion code field, tax), a Pay button and a way back. A code typed
 // in is applied to the session (checkout-promotion.ts) and the page shown again. Pay creates the
 // subscription and its paid invoice, sends the webhooks (waiting briefly for them, so the

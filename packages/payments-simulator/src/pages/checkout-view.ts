@@ -4,6 +4,7 @@
 // the first invoice after any trial), the card unless none is needed today, and the button:
 // "Start trial" or "Pay ... and subscribe".
 import type Stripe from 'stripe';
+import { unitOf } from '../objects/catalog.ts';
 import type { Adjustments, Charge } from '../objects/charge.ts';
 import type { SessionExtra } from '../objects/checkout.ts';
 import { SIMULATED_TAX } from '../objects/offers.ts';
@@ -32,11 +33,11 @@ function trialDaysOf({ extra, now }: CheckoutView): number | null {
   return end == null ? null : Math.max(1, Math.round((end - now) / DAY));
 }
 
-/** "then $12.00 per month with SAVE20 (20% off forever)": the price once the trial ends. */
+/** "then $12.00 per month with SAVE20 (20% off forever)": the price once the trial ends, per its interval. */
 function afterTrial({ first, adjustments, price }: CheckoutView): string {
   const discount = adjustments.discount;
-  const monthly = `${money(afterDiscount(first.lines[0]!), price.currency)} per month`;
-  return discount === null ? monthly : `${monthly} with ${discountName(discount)}`;
+  const each = `${money(afterDiscount(first.lines[0]!), price.currency)} per ${unitOf(price)}`;
+  return discount === null ? each : `${each} with ${discountName(discount)}`;
 }
 
 /**
@@ -95,10 +96,11 @@ export function renderCheckout(view: CheckoutView): Html {
   const { session, price, product, email, extra } = view;
   const line = extra.line_items[0]!;
   const days = trialDaysOf(view);
-  const perMonth = money(view.first.subtotal, price.currency);
+  const perPeriod = money(view.first.subtotal, price.currency);
+  const unit = unitOf(price);
   const headline =
     days === null
-      ? html`<div class="price">${perMonth}<span class="muted small" style="font-weight:400"> per month</span></div>`
+      ? html`<div class="price">${perPeriod}<span class="muted small" style="font-weight:400"> per ${unit}</span></div>`
       : html`<div class="price">${days} days free</div>
           <p class="trial">${days} days free, then ${afterTrial(view)}</p>`;
   const needsCard =
@@ -122,7 +124,7 @@ export function renderCheckout(view: CheckoutView): Html {
       <p class="muted small"><span class="badge test">TEST MODE</span> Payments Simulator</p>
       <p class="muted">Subscribe to ${product?.name ?? price.id}</p>
       ${headline}
-      ${line.quantity > 1 ? html`<p class="quantity">${line.quantity} × ${product?.name ?? price.id} · ${perMonth} per month in total</p>` : ''}
+      ${line.quantity > 1 ? html`<p class="quantity">${line.quantity} × ${product?.name ?? price.id} · ${perPeriod} per ${unit} in total</p>` : ''}
       <p class="muted small">${product?.description ?? ''}</p>
       ${offerLines(view, days !== null)}
     </section>

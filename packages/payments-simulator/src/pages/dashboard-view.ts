@@ -9,7 +9,7 @@ import type { SessionOffer } from '../objects/checkout.ts';
 import type { SimSettings } from '../settings.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import { ENDED } from '../subscription-lifecycle.ts';
-import { discountName, perMonth } from './charge-words.ts';
+import { discountName, perPeriod } from './charge-words.ts';
 import { driftButtonsFor, driftSection } from './drift-panel.ts';
 import { dateOf, header, html, money, type Html } from './layout.ts';
 import { settingsSection } from './settings-panel.ts';
@@ -105,10 +105,10 @@ function statusOf(s: Stripe.Subscription): Html {
 /** Customer id -> e-mail, or the id when it has none. */
 type Emails = Map<string, string>;
 
-/** What the subscription costs a month with its discount and tax, and its next invoice. */
+/** What a period of the subscription costs with its discount and tax, and its next invoice. */
 function chargeOf(s: Stripe.Subscription, next: NextCharge): Html {
   const { discount } = next.adjustments;
-  return html`<span class="muted">${perMonth(next.period, s.currency)}</span>${discount === null ? '' : html`<br><span class="muted small">${discountName(discount)}</span>`}${next.at === null ? '' : html`<br><span class="small">next invoice ${money(next.invoice.total, s.currency)} on ${dateOf(next.at)}</span>`}`;
+  return html`<span class="muted">${perPeriod(next.period, itemOf(s).price)}</span>${discount === null ? '' : html`<br><span class="muted small">${discountName(discount)}</span>`}${next.at === null ? '' : html`<br><span class="small">next invoice ${money(next.invoice.total, s.currency)} on ${dateOf(next.at)}</span>`}`;
 }
 
 function subscriptionsTable(
@@ -133,9 +133,7 @@ function subscriptionsTable(
 /** "$13.20 today", or during a trial "$0.00 today, then $12.00 per month + $1.20 tax". */
 function sessionAmount(s: Stripe.Checkout.Session, { first, trial, item }: SessionOffer): Html {
   const today = `${money(s.amount_total, s.currency)} today`;
-  return trial
-    ? html`${today}, then ${perMonth(first.lines[0]!, item.price.currency)}`
-    : html`${today}`;
+  return trial ? html`${today}, then ${perPeriod(first.lines[0]!, item.price)}` : html`${today}`;
 }
 
 function sessionsTable({ sessions, sessionCharges }: DashboardView, emailOf: Emails): Html {

@@ -5,7 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
 import { DRIFT_ACTIONS, subscribeElsewhere } from '../drift.ts';
-import { tierTitle } from '../objects/catalog.ts';
+import { planTitle, unitOf } from '../objects/catalog.ts';
 import { itemOf } from '../objects/subscriptions.ts';
 import { ENDED } from '../subscription-lifecycle.ts';
 import { html, refuseCrossSitePosts, type Html } from './layout.ts';
@@ -14,7 +14,11 @@ import { describeChange, noticeOf } from './notices.ts';
 const LOST =
   'No event was sent or even recorded: the application learns of it only by reconciling with the provider (npm run cli -- reconcile).';
 
-const planName = (price: Stripe.Price): string => tierTitle(price.lookup_key ?? price.id);
+/** "Pro", or "Pro (per year)" for a price that does not bill monthly. */
+const planName = (price: Stripe.Price): string => {
+  const unit = unitOf(price);
+  return unit === 'month' ? planTitle(price) : `${planTitle(price)} (per ${unit})`;
+};
 
 const silentButton = (path: string, label: string, fields: Record<string, string> = {}): Html =>
   html`<form class="inline" method="post" action="${path}">${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit">${label}</button></form> `;

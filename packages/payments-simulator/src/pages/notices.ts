@@ -7,7 +7,7 @@ import type { Outcome, SimContext } from '../context.ts';
 import { StripeApiError } from '../errors.ts';
 import type { Changed } from '../subscription-lifecycle.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
-import { tierTitle } from '../objects/catalog.ts';
+import { planTitle, unitOf } from '../objects/catalog.ts';
 import { dateOf, money } from './layout.ts';
 
 /** How long a click waits for its webhooks, so that the notice can say whether they arrived. */
@@ -25,7 +25,7 @@ export async function noticeOf(work: () => Promise<string>): Promise<string> {
 
 const planOf = (subscription: Stripe.Subscription): string => {
   const { price } = itemOf(subscription);
-  return `${tierTitle(price.lookup_key ?? price.id)} (${money(price.unit_amount, price.currency)}/month)`;
+  return `${planTitle(price)} (${money(price.unit_amount, price.currency)}/${unitOf(price)})`;
 };
 
 /** One sentence for the change `action` made; `action` is a key of SUBSCRIPTION_ACTIONS or `switch`. */
@@ -46,6 +46,8 @@ export function describeChange(action: string, { subscription, invoice }: Change
     case 'end-trial':
     case 'end-trial-with-card':
       return trialEnded(subscription, invoice);
+    case 'keep-plan':
+      return `The scheduled change is withdrawn: the subscription stays on ${planOf(subscription)}.`;
     case 'resume-at-period-end':
       return `The cancellation was withdrawn: the subscription renews as usual on ${periodEnd}.`;
     case 'cancel-now':
@@ -55,12 +57,22 @@ export function describeChange(action: string, { subscription, invoice }: Change
     case 'resume':
       return `The subscription is active again, billed from now until ${periodEnd}.`;
     case 'switch':
-      if (invoice === null)
+      if (invoice === null && subscription.status === 'trialing')
         return `Switched to ${planOf(subscription)}; nothing is invoiced during the trial.`;
+      if (invoice === null)
+        return `Switched to ${planOf(subscription)}; the prorated difference is on the next invoice.`;
       return `Switched to ${planOf(subscription)}; the prorated ${invoice && invoice.total < 0 ? 'credit' : 'difference'} of ${money(Math.abs(invoice?.total ?? 0), invoice?.currency ?? null)} was invoiced.`;
     default:
       return `Done: the subscription is ${subscription.status}.`;
   }
+}
+
+/** A switch the portal scheduled for the period's end. */
+export function describeScheduled(
+  subscription: Stripe.Subscription,
+  { price, at }: { price: Stripe.Price; at: number },
+): string {
+  return `Your plan changes to ${planTitle(price)} (${money(price.unit_amount, price.currency)}/${unitOf(price)}) on ${dateOf(at)}; until then it stays ${planOf(subscription)}.`;
 }
 
 function trialEnded(subscription: Stripe.Subscription, invoice: Stripe.Invoice | null): string {

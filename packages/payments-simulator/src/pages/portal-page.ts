@@ -1,5 +1,6 @@
 // The hosted billing portal (POST /v1/billing_portal/sessions gives its address): GET shows the
-// customer's account (portal-view.ts); each button posts here, changes the subscription or card
+// customer's account (portal-view.ts) with what the session's configuration offers
+// (portal-rules.ts); each button posts here, changes the subscription or card
 // through the same code as the API and the dashboard (so the same signed events go out), waits
 // briefly for their delivery and comes back with a notice. A session serves its own customer only,
 // for an hour after it was created.
@@ -10,19 +11,29 @@ import { cardLabel, updateCard } from '../card-update.ts';
 import type { Outcome, SimContext } from '../context.ts';
 import { AUTOMATIC } from '../events.ts';
 import type { FormObject } from '../form.ts';
-import { nextCharge } from '../next-charge.ts';
+import { nextCharge, periodCharge } from '../next-charge.ts';
 import type { AppliedDiscount } from '../objects/charge.ts';
 import { discountById } from '../objects/offers.ts';
-import { scheduleCancel, switchPrice } from '../subscription-changes.ts';
+import { itemOf } from '../objects/subscriptions.ts';
+import { keepCurrentPlan, portalCancelAtPeriodEnd, portalUpdate } from '../portal-changes.ts';
+import { changeWaits, portalRules, type PortalRules } from '../portal-rules.ts';
+import { pendingChangeOf } from '../schedule-lifecycle.ts';
+import { invalidParam } from '../errors.ts';
 import { ENDED, type Changed } from '../subscription-lifecycle.ts';
 import { nowSeconds } from '../time.ts';
 import { header, html, refuseCrossSitePosts, sendPage } from './layout.ts';
-import { describeChange, describeEvents, noticeOf } from './notices.ts';
-import { renderPortal, type PortalView } from './portal-view.ts';
+import { describeChange, describeEvents, describeScheduled, noticeOf } from './notices.ts';
+import { renderPortal, type PortalSubscription, type PortalView } from './portal-view.ts';
 
 type Session = Stripe.BillingPortal.Session;
 const SESSION_SECONDS = 3_600;
-const ACTIONS = ['switch', 'cancel-at-period-end', 'resume-at-period-end', 'cancel-now'];
+const ACTIONS = [
+  'switch',
+  'keep-plan',
+  'cancel-at-period-end',
+  'resume-at-period-end',
+  'cancel-now',
+];
 
 /** A page that says why the portal cannot be shown, with the way back when the session has one. */
 function gone(
@@ -60,6 +71,7 @@ async function usableSession(
 async function portalView(
   ctx: SimContext,
   session: Session,
+  rules: PortalRules,
   notice: string | null,
 ): Promise<PortalView> {
   const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data;
@@ -73,25 +85,29 @@ async function portalView(
     .map((r) => r.data)
     .filter((s) => !ENDED.includes(s.status));
   const subscriptions = await Promise.all(
-    live.map(async (subscription) => ({
-      subscription,
-      next: await nextCharge(ctx.docs, subscription),
-    })),
+    live.map(async (subscription): Promise<PortalSubscription> => {
+      const next = await nextCharge(ctx.docs, subscription);
+      const { price: current, quantity = 1 } = itemOf(subscription);
+      const offers = rules.prices
+        .filter((price) => price.id !== current.id)
+        .map((price) => ({
+          price,
+          period: periodCharge(price, quantity, next.adjustments),
+          waits: changeWaits(rules.configuration, subscription, price),
+        }));
+      const pending = await pendingChangeOf(ctx.docs, subscription);
+      return { subscription, next, offers, pending };
+    }),
   );
-  const prices = (
-    await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
-  ).data
-    .map((r) => r.data)
-    .reverse();
   const invoices = (
     await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })
   ).data.map((r) => r.data);
   const card = await cardLabel(ctx, customer);
   return {
     session,
+    rules,
     customer,
     subscriptions,
-    prices,
     invoices,
     discounts: await discountsOf(ctx, invoices),
     card,
@@ -123,16 +139,40 @@ async function replaceCard(ctx: SimContext, session: Session, last4: string): Pr
   return `Your card is now ${await cardLabel(ctx, customer)}. ${await describeEvents(ctx, outcome)}`;
 }
 
+/** Refuses what the configuration leaves out of the portal, as its page does not offer it. */
+function refuseUnoffered(rules: PortalRules, action: string): void {
+  const offered =
+    action === 'cancel-at-period-end'
+      ? rules.cancel.includes('at_period_end')
+      : action === 'cancel-now'
+        ? rules.cancel.includes('immediately')
+        : action === 'update-card'
+          ? rules.paymentMethodUpdate
+          : true;
+  if (!offered) throw invalidParam('This portal does not offer that.');
+}
+
 async function applyPortalAction(
   ctx: SimContext,
+  rules: PortalRules,
   { action, subscription, price }: { action: string; subscription: string; price: string },
 ): Promise<string> {
+  refuseUnoffered(rules, action);
+  if (action === 'switch') {
+    const outcome = await portalUpdate(ctx, rules, subscription, price);
+    const { scheduled } = outcome.value;
+    const said =
+      scheduled === null
+        ? describeChange(action, outcome.value)
+        : describeScheduled(outcome.value.subscription, scheduled);
+    return `${said} ${await describeEvents(ctx, outcome)}`;
+  }
   // "Cancel at period end" the way Stripe's portal does for the pinned API version.
   const outcome: Outcome<Changed> =
-    action === 'switch'
-      ? await switchPrice(ctx, subscription, price, AUTOMATIC)
+    action === 'keep-plan'
+      ? await keepCurrentPlan(ctx, subscription)
       : action === 'cancel-at-period-end'
-        ? await scheduleCancel(ctx, subscription, AUTOMATIC)
+        ? await portalCancelAtPeriodEnd(ctx, subscription)
         : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription, AUTOMATIC);
   return `${describeChange(action, outcome.value)} ${await describeEvents(ctx, outcome)}`;
 }
@@ -146,7 +186,8 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
       async (request, reply) => {
         const session = await usableSession(ctx, request.params.id, reply);
         if (session === null) return reply;
-        const view = await portalView(ctx, session, ctx.notices.read(request.query.notice));
+        const rules = await portalRules(ctx.docs, String(session.configuration));
+        const view = await portalView(ctx, session, rules, ctx.notices.read(request.query.notice));
         return sendPage(reply, 200, { title: 'Billing portal', body: renderPortal(view) });
       },
     );
@@ -160,9 +201,13 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
         const field = (name: string) =>
           typeof form[name] === 'string' ? (form[name] as string) : '';
         const { action } = request.params;
+        const rules = await portalRules(ctx.docs, String(session.configuration));
         let notice: string;
         if (action === 'update-card') {
-          notice = await noticeOf(() => replaceCard(ctx, session, field('card')));
+          notice = await noticeOf(() => {
+            refuseUnoffered(rules, action);
+            return replaceCard(ctx, session, field('card'));
+          });
         } else {
           const subscription = (
             await ctx.docs.get<Stripe.Subscription>('subscription', field('subscription'))
@@ -174,7 +219,7 @@ export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {
               session,
             });
           notice = await noticeOf(() =>
-            applyPortalAction(ctx, {
+            applyPortalAction(ctx, rules, {
               action,
               subscription: subscription.id,
               price: field('price'),

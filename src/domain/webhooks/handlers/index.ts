@@ -6,6 +6,7 @@ import type { ApplyContext, EventHandler, PrepareContext } from '../context.ts';
 import { checkoutSessionCompleted } from './checkout-session-completed.ts';
 import { customerSubscriptionChanged } from './customer-subscription.ts';
 import { subscriptionNotice } from './subscription-notice.ts';
+import { subscriptionScheduleChanged } from './subscription-schedule.ts';
 import { invoiceSettled } from './invoice.ts';
 import { trialWillEnd } from './trial-will-end.ts';
 
@@ -18,6 +19,11 @@ export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<Ha
     'customer.subscription.trial_will_end': trialWillEnd,
     'invoice.paid': invoiceSettled,
     'invoice.payment_failed': invoiceSettled,
+    'subscription_schedule.created': subscriptionScheduleChanged,
+    'subscription_schedule.updated': subscriptionScheduleChanged,
+    'subscription_schedule.released': subscriptionScheduleChanged,
+    'subscription_schedule.canceled': subscriptionScheduleChanged,
+    'subscription_schedule.completed': subscriptionScheduleChanged,
     'v1.checkout.session.completed': checkoutSessionCompleted,
     'v1.customer.subscription.created': subscriptionNotice,
     'v1.customer.subscription.updated': subscriptionNotice,

@@ -1,0 +1,42 @@
+// A subscription's pending change (migrations/013: pending_changes), written in one statement that
+// keeps a newer one: an event older than the stored one changes nothing, and in the same second a
+// schedule that ended wins over one that is active.
+import type { PendingChange } from '../../../domain/model.ts';
+import type { PendingChangesRepository } from '../../../domain/ports/store.ts';
+import type { SqlClient } from '../sql-client.ts';
+
+const RECORD = `
+  INSERT INTO pending_changes (subscription_id, schedule_id, price_id, effective_at, as_of, rank)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (subscription_id) DO UPDATE SET schedule_id = EXCLUDED.schedule_id,
+    price_id = EXCLUDED.price_id, effective_at = EXCLUDED.effective_at,
+    as_of = EXCLUDED.as_of, rank = EXCLUDED.rank
+    WHERE pending_changes.as_of < EXCLUDED.as_of
+      OR (pending_changes.as_of = EXCLUDED.as_of AND pending_changes.rank <= EXCLUDED.rank)`;
+
+const FIND = `
+  SELECT price_id, effective_at FROM pending_changes
+  WHERE subscription_id = $1 AND price_id IS NOT NULL`;
+
+export function pendingChangesRepository(db: SqlClient): PendingChangesRepository {
+  return {
+    async record({ subscriptionId, scheduleId, change, ended, asOf }) {
+      await db.query(RECORD, [
+        subscriptionId,
+        scheduleId,
+        change?.priceId ?? null,
+        change?.effectiveAt ?? null,
+        asOf,
+        ended ? 1 : 0,
+      ]);
+    },
+    async of(subscriptionId): Promise<PendingChange | null> {
+      const [row] = await db.query<{ price_id: string; effective_at: Date }>(FIND, [
+        subscriptionId,
+      ]);
+      return row === undefined
+        ? null
+        : { priceId: row.price_id, effectiveAt: new Date(row.effective_at) };
+    },
+  };
+}

@@ -1,0 +1,130 @@
+// A downgrade the portal schedules for the period's end (the service's own portal configuration,
+// on the embedded simulator): GET /billing/subscription shows it as `pending_change` at once while
+// the tier stays, and the tier follows only when End period moves the subscription to the new
+// price. The subscription_schedule.* events, delivered again in any order and twice, leave the
+// newest word standing: an older event never brings back a change that was released.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type Stripe from 'stripe';
+import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
+import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
+import { databaseLabel } from '../helpers/database.ts';
+import { deliver, eventOf } from '../helpers/stripe-fixtures.ts';
+import { until } from '../helpers/browser.ts';
+
+interface Details {
+  plan: string | null;
+  interval: string | null;
+  pending_change: { plan: string | null; interval: string | null; effective_at: string } | null;
+}
+interface Summary {
+  tier: string;
+  subscription: Details | null;
+}
+
+describe(`a pending change (${databaseLabel})`, () => {
+  let t: TestApp;
+  let stripe: Stripe;
+  before(async () => {
+    t = await buildTestApp({ BILLING_DEFAULT_PLAN: 'team' });
+    await deliverWebhooks(t);
+    stripe = createStripeClient(t.config.payments.apiKey, t.composition.simulatorUrl);
+  });
+  after(() => t.close());
+
+  const post = async (sub: string, path: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/billing/${path}`,
+      headers: bearer(await t.token(sub)),
+      payload: {},
+    });
+  const summary = async (sub: string): Promise<Summary> =>
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/billing/subscription',
+        headers: bearer(await t.token(sub)),
+      })
+    ).json();
+
+  /** Team, paid; the subscription's id. */
+  async function subscribedToTeam(sub: string): Promise<string> {
+    const { url } = (await post(sub, 'checkout')).json() as { url: string };
+    await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+    const paid = await until(
+      () => summary(sub),
+      (s) => s.tier === 'team',
+    );
+    assert.equal(paid.subscription?.pending_change, null);
+    const [subscription] = (await stripe.subscriptions.list({ limit: 1 })).data;
+    return subscription!.id;
+  }
+  async function inPortal(sub: string, action: string, fields: Record<string, string>) {
+    const { url } = (await post(sub, 'portal')).json() as { url: string };
+    const response = await fetch(`${url}/${action}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+    assert.equal(response.status, 303);
+  }
+
+  test('a downgrade shows at once, keeps the tier until the period ends, then the tier follows', async () => {
+    const id = await subscribedToTeam('pending-downgrader');
+    const periodEnd = (await stripe.subscriptions.retrieve(id)).items.data[0]!.current_period_end;
+    await inPortal('pending-downgrader', 'switch', { subscription: id, price: 'price_sim_pro' });
+    const pending = await until(
+      () => summary('pending-downgrader'),
+      (s) => s.subscription?.pending_change !== null,
+    );
+    assert.equal(pending.tier, 'team', 'the tier waits');
+    assert.deepEqual(pending.subscription, {
+      ...pending.subscription,
+      plan: 'team',
+      interval: 'month',
+      pending_change: {
+        plan: 'pro',
+        interval: 'month',
+        effective_at: new Date(periodEnd * 1000).toISOString().replace('Z', '+00:00'),
+      },
+    });
+
+    const ended = await fetch(`${t.composition.simulatorUrl}/_sim/subscriptions/${id}/renew`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.config.payments.apiKey}` },
+    });
+    assert.equal(ended.status, 200);
+    const moved = await until(
+      () => summary('pending-downgrader'),
+      (s) => s.tier === 'pro' && s.subscription?.pending_change === null,
+    );
+    assert.equal(moved.subscription?.plan, 'pro');
+  });
+
+  test('the schedule events again, in any order and twice: the newest word stands', async () => {
+    const id = await subscribedToTeam('pending-reordered');
+    await inPortal('pending-reordered', 'switch', { subscription: id, price: 'price_sim_pro' });
+    const scheduleId = String((await stripe.subscriptions.retrieve(id)).schedule);
+    const active = await stripe.subscriptionSchedules.retrieve(scheduleId);
+    await inPortal('pending-reordered', 'keep-plan', { subscription: id });
+    const released = await stripe.subscriptionSchedules.retrieve(scheduleId);
+    assert.equal(released.status, 'released');
+    await until(
+      () => summary('pending-reordered'),
+      (s) => s.subscription?.pending_change === null,
+    );
+
+    const created = eventOf('subscription_schedule.created', active, { created: active.created });
+    const release = eventOf('subscription_schedule.released', released, {
+      created: released.released_at!,
+    });
+    for (const event of [release, created, created, release, created]) {
+      const response = await deliver(t.app, event);
+      assert.equal(response.statusCode, 200, response.body);
+    }
+    assert.equal((await summary('pending-reordered')).subscription?.pending_change, null);
+    assert.equal((await summary('pending-reordered')).tier, 'team');
+  });
+});
