@@ -22,6 +22,7 @@ import { embeddedPostgresPids, peakRssMb, pssMb, stopAll } from './lib/processes
 import {
   checkTargets,
   cpuPerThousand,
+  databaseWritesPerRequest,
   REPLAY_SERVER,
   table,
   writeJson,
@@ -97,7 +98,7 @@ const settings: Settings = smoke
       checkoutUsers: 500,
       durationS: 10,
       rounds: 2,
-      warmupS: 3,
+      warmupS: 2,
       s4Users: 200,
       s4Rounds: 5,
       s5Connections: 8,
@@ -353,6 +354,7 @@ const file = writeJson(resultsDir, {
   rows: rows.map(({ against, ...row }) => ({
     ...row,
     cpuSecondsPer1000: cpuPerThousand(row.m),
+    databaseWritesPerRequest: databaseWritesPerRequest(row.m),
     against: against?.server,
   })),
   targets,
