@@ -44,8 +44,9 @@ function baseEnv(): Record<string, string> {
   );
 }
 
+/** RS256, as most identity providers sign (and as the floor's figures were taken). */
 export async function startIssuer(): Promise<OidcTestIssuer> {
-  return startOidcIssuer({ audience: 'api://billing-bench' });
+  return startOidcIssuer({ audience: 'api://billing-bench', algorithm: 'RS256' });
 }
 
 export async function startSimulator(
