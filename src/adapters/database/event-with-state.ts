@@ -24,24 +24,28 @@ const RECORD_WITH_STATE = `WITH stored AS (
     WHERE id = $1 AND as_of < $10 AND (SELECT verdict FROM stored) = 'written'
       AND EXISTS (SELECT 1 FROM recorded)
     RETURNING 1)
-  SELECT (SELECT verdict FROM stored) AS verdict, EXISTS (SELECT 1 FROM recorded) AS recorded`;
+  SELECT (SELECT verdict FROM stored) AS verdict, EXISTS (SELECT 1 FROM recorded) AS recorded,
+    EXISTS (SELECT 1 FROM webhook_events WHERE id = $11) AS seen`;
 
 export async function recordWithState(
   db: SqlClient,
   record: WebhookEventRecord,
   state: CarriedState,
 ): Promise<OneStep> {
-  const [row] = await db.query<{ verdict: 'written' | 'older' | null; recorded: boolean }>(
-    RECORD_WITH_STATE,
-    [
-      ...stateParams(state),
-      record.id,
-      record.type,
-      record.livemode,
-      record.outcome,
-      record.created,
-    ],
-  );
-  if (row?.verdict == null) return 'unsettled';
-  return row.recorded ? row.verdict : 'duplicate';
+  const [row] = await db.query<{
+    verdict: 'written' | 'older' | null;
+    recorded: boolean;
+    /** Recorded before the statement began (its own insert is not seen here). */
+    seen: boolean;
+  }>(RECORD_WITH_STATE, [
+    ...stateParams(state),
+    record.id,
+    record.type,
+    record.livemode,
+    record.outcome,
+    record.created,
+  ]);
+  if (row!.seen) return 'duplicate';
+  if (row!.verdict === null) return 'unsettled';
+  return row!.recorded ? row!.verdict : 'duplicate';
 }
