@@ -340,7 +340,7 @@ console.log(
   `service: node ${[...service.nodeFlags, service.entry].join(' ')}; steady load from ${STEADY_GENERATOR}${STEADY_GENERATOR === 'wrk' ? ' (S5 at a fixed rate: autocannon)' : ''}\n`,
 );
 console.log(table(rows));
-console.log('\nTargets (issues 5 and 13):');
+console.log('\nTargets:');
 for (const t of targets)
   console.log(`  ${t.met === null ? '-  ' : t.met ? 'MET' : 'NOT'}  ${t.name}: ${t.detail}`);
 const file = writeJson(resultsDir, {

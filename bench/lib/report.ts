@@ -1,4 +1,4 @@
-// The results: one table on stdout, the targets of issues 5 and 13 checked against it, and the
+// The results: one table on stdout, the targets checked against it, and the
 // same as JSON in bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
