@@ -117,7 +117,10 @@ export function createEventLedger(
   };
 }
 
-/** The type of a committed record, or null when there is none; read with no transaction (a committed record is final). */
+/**
+ * The type of a committed record, or null when there is none; read with no transaction (a
+ * committed record is final).
+ */
 export function recordedTypeIn(db: SqlClient) {
   return async (id: string): Promise<string | null> =>
     (await db.query<{ type: string }>('SELECT type FROM webhook_events WHERE id = $1', [id]))[0]
