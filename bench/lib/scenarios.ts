@@ -136,17 +136,21 @@ export function steady(
   const { overallRate } = extra;
   const seconds = ctx.settings.durationS / ctx.settings.rounds;
   const measured = new Map<string, Round[]>();
+  /** Each server's rate in its warm-up: a round's unique requests are written for more. */
+  const warmedAt = new Map<string, number>();
   const scenario: Scenario = {
     async prepare(server) {
       await extra.prepare?.(server);
-      if (ctx.settings.warmupS > 0)
-        await prepareLoad({
+      if (ctx.settings.warmupS > 0) {
+        const warm = await prepareLoad({
           url: server.url,
           connections,
           durationS: ctx.settings.warmupS,
           traffic: traffic(server, 'warm-up'),
           overallRate,
         })();
+        warmedAt.set(server.name, warm.rps);
+      }
     },
     async round(server) {
       const load = prepareLoad({
@@ -155,6 +159,7 @@ export function steady(
         durationS: seconds,
         traffic: traffic(server, 'round'),
         overallRate,
+        expectedRps: warmedAt.get(server.name),
       });
       const result = await watched(ctx, server.pids(), load);
       measured.set(server.name, [...(measured.get(server.name) ?? []), result]);

@@ -1,7 +1,8 @@
 // wrk (Debian's package) as the load generator when it is on PATH: C on threads of its own, much
 // cheaper per request than autocannon in the benchmark's Node process, so more of the two cores
 // is left to the servers. What varies per request (a signature and its event, a token) is written
-// to a file before the window opens, one request a line, and wrk-requests.lua cycles through it.
+// to a file before the window opens, one request a line (a body's line breaks as \x01, which JSON
+// text never holds), and wrk-requests.lua cycles through it.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,8 +15,12 @@ export const WRK_INSTALLED = spawnSync('wrk', ['--version']).error === undefined
 const SCRIPT = join(import.meta.dirname, 'wrk-requests.lua');
 /** One thread, as the floor's measurements use: the rest of the machine is left to the servers. */
 const THREADS = 1;
-/** Unique requests written per second of window: above any rate seen on this machine, so none repeats. */
+/**
+ * Unique requests written per second of window, at least; for a server that answered faster in
+ * its warm-up, one and a half times that rate, so that none repeats.
+ */
 const MOST_REQUESTS_PER_SECOND = 8_000;
+const RATE_MARGIN = 1.5;
 
 interface WrkResult {
   requests: number;
@@ -35,16 +40,16 @@ export function prepareWrk(options: LoadOptions): () => Promise<Measured> {
   const file = join(dir, 'requests.tsv');
   // wrk takes whole seconds.
   const seconds = Math.max(1, Math.round(options.durationS));
+  const perSecond = Math.max(MOST_REQUESTS_PER_SECOND, RATE_MARGIN * (options.expectedRps ?? 0));
   const count =
     traffic.next === undefined
       ? 1
-      : Math.max(THREADS, traffic.distinct ?? seconds * MOST_REQUESTS_PER_SECOND);
+      : Math.max(THREADS, traffic.distinct ?? Math.ceil(seconds * perSecond));
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const varying = traffic.next?.();
-    lines.push(
-      `${varying?.header[0] ?? ''}\t${varying?.header[1] ?? ''}\t${varying?.body ?? traffic.body ?? ''}`,
-    );
+    const body = (varying?.body ?? traffic.body ?? '').replaceAll('\n', '\x01');
+    lines.push(`${varying?.header[0] ?? ''}\t${varying?.header[1] ?? ''}\t${body}`);
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
   const headers = Object.entries(traffic.headers ?? {}).flatMap(([name, value]) => [
