@@ -1,9 +1,10 @@
-// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,orgs,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
 // Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
 // payment simulator, the baseline and the service (production settings: node dist/server.mjs),
 // runs S1-S5 and S2b (a backlog of late events) against both one after the other, the replay
 // command over undelivered events, the reconcile command over 10,000 subscriptions, the ledger's
-// size over a million events with retention, then S1 with WEB_CONCURRENCY=2, on PGlite and on the
+// size over a million events with retention, a burst of members of many organisations and their
+// seat engine's provider calls, then S1 with WEB_CONCURRENCY=2, on PGlite and on the
 // embedded default (no DATABASE_URL: the embedded PostgreSQL under DATA_DIR), prints the table and
 // the targets, writes the JSON, and stops everything it started, whatever happens. See
 // docs/benchmarks.md.
@@ -43,6 +44,7 @@ import {
 import { s2bBacklog } from './lib/backlog.ts';
 import { STEADY_GENERATOR } from './lib/load.ts';
 import { ledgerSize } from './lib/ledger-size.ts';
+import { organizationsBurst } from './lib/organizations.ts';
 import { reconcileSubscriptions } from './lib/reconcile.ts';
 import { replayUndelivered } from './lib/replay.ts';
 import {
@@ -68,8 +70,8 @@ const only = new Set(
   (
     args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ??
     (smoke
-      ? 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger'
-      : 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,cluster,pglite,embedded')
+      ? 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,orgs'
+      : 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,orgs,cluster,pglite,embedded')
   ).split(','),
 );
 
@@ -89,6 +91,8 @@ const settings: Settings = smoke
       replayEvents: 100,
       reconcileSubscriptions: 200,
       ledgerMillions: 0.02,
+      organizations: 10,
+      membersEach: 5,
     }
   : // S5: 500 users at 200 requests/s (with warm-up, about 5 checkouts per user): the per-user checkout
     // rate limit (20 a minute) is never what S5 measures.
@@ -107,6 +111,8 @@ const settings: Settings = smoke
       replayEvents: 10_000,
       reconcileSubscriptions: 10_000,
       ledgerMillions: 1,
+      organizations: 100,
+      membersEach: 10,
     };
 
 const durationArg = args.find((a) => a.startsWith('--duration='));
@@ -271,6 +277,17 @@ async function run(): Promise<void> {
       scenario: `ledger ${settings.ledgerMillions * 1_000_000} events over 70 days, retention 35 days`,
       server: 'PostgreSQL',
       m: await ledgerSize(ctx.databaseUrl, settings.ledgerMillions),
+    });
+  }
+  if (only.has('orgs')) {
+    const { organizations, membersEach } = settings;
+    progress(
+      `orgs: ${organizations * membersEach} members of ${organizations} organisations signing in`,
+    );
+    rows.push({
+      scenario: `orgs ${organizations * membersEach} members of ${organizations} organisations signing in, seats following`,
+      server: 'service',
+      m: await organizationsBurst(ctx, stack, issuer, { organizations, membersEach }),
     });
   }
   if (only.has('cluster') && !smoke && s1 !== undefined) {

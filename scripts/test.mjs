@@ -2,6 +2,7 @@
 // tests (test/) and those of each workspace package (packages/*/test/), in one run per database.
 // PostgreSQL comes from TEST_POSTGRES_URL, or a throwaway cluster when its binaries are here;
 // without either the PostgreSQL half is skipped and said so, unless REQUIRE_POSTGRES=1 (CI).
+// TEST_PGBOUNCER=1 runs that half through a throwaway PgBouncer in transaction mode.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,36 +50,50 @@ function run(label, env) {
   });
 }
 
+/** Runs `scripts/<script> start DIR PORT ...args`; its URL and how to stop it, or null. */
+function startThrowaway(script, name, port, args = []) {
+  const dir = join(tmpdir(), `billing-test-${name}-${process.pid}`);
+  const started = spawnSync('bash', [`scripts/${script}`, 'start', dir, port, ...args], {
+    encoding: 'utf8',
+  });
+  if (started.status !== 0) {
+    console.error(`could not start ${name}: ${started.stderr}`);
+    return null;
+  }
+  const stop = () => {
+    spawnSync('bash', [`scripts/${script}`, 'stop', dir], { stdio: 'inherit' });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { url: started.stdout.trim(), stop };
+}
+
 function startThrowawayPostgres() {
   const hasBinaries =
     spawnSync('sh', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb || command -v initdb'], {
       stdio: 'ignore',
     }).status === 0;
   if (!hasBinaries) return null;
-  const dir = join(tmpdir(), `billing-test-pg-${process.pid}`);
-  const port = String(20000 + (process.pid % 20000));
-  const started = spawnSync('bash', ['scripts/postgres.sh', 'start', dir, port], {
-    encoding: 'utf8',
-  });
-  if (started.status !== 0) {
-    console.error(`could not start PostgreSQL: ${started.stderr}`);
-    return null;
-  }
-  const stop = () => {
-    spawnSync('bash', ['scripts/postgres.sh', 'stop', dir], { stdio: 'inherit' });
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { url: started.stdout.trim(), stop };
+  return startThrowaway('postgres.sh', 'pg', String(20000 + (process.pid % 20000)));
 }
 
 const results = [await run('PGlite (embedded)', { TEST_DATABASE: 'pglite' })];
 const throwaway = process.env.TEST_POSTGRES_URL ? null : startThrowawayPostgres();
-const postgresUrl = process.env.TEST_POSTGRES_URL ?? throwaway?.url;
+const serverUrl = process.env.TEST_POSTGRES_URL ?? throwaway?.url;
+// TEST_PGBOUNCER=1: the PostgreSQL half through a PgBouncer in transaction mode in front of it.
+const bouncer =
+  serverUrl && process.env.TEST_PGBOUNCER === '1'
+    ? startThrowaway('pgbouncer.sh', 'pgbouncer', String(20000 + ((process.pid + 1) % 20000)), [
+        serverUrl,
+      ])
+    : null;
+const postgresUrl = bouncer?.url ?? serverUrl;
 try {
-  if (postgresUrl) {
-    results.push(
-      await run('PostgreSQL', { TEST_DATABASE: 'postgres', TEST_POSTGRES_URL: postgresUrl }),
-    );
+  if (process.env.TEST_PGBOUNCER === '1' && !bouncer) {
+    console.log('\nPostgreSQL half through PgBouncer FAILED: no PostgreSQL or no PgBouncer.');
+    results.push({ code: 1, pass: 0, fail: 1, skipped: 0 });
+  } else if (postgresUrl) {
+    const label = bouncer ? 'PostgreSQL through PgBouncer' : 'PostgreSQL';
+    results.push(await run(label, { TEST_DATABASE: 'postgres', TEST_POSTGRES_URL: postgresUrl }));
   } else {
     console.log(
       '\nPostgreSQL half SKIPPED: no TEST_POSTGRES_URL and no PostgreSQL binaries on this machine.',
@@ -87,6 +102,7 @@ try {
       results.push({ code: 1, pass: 0, fail: 1, skipped: 0 });
   }
 } finally {
+  bouncer?.stop();
   throwaway?.stop();
 }
 

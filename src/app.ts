@@ -9,6 +9,8 @@ import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import type { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { PortalService } from './domain/billing/portal-service.ts';
 import type { SubscriptionSummaryService } from './domain/billing/subscription-summary.ts';
+import type { OrganizationBilling } from './domain/organizations/organization-billing.ts';
+import type { SeatReports } from './domain/seats/seat-reports.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import type { UserService } from './domain/users/user-service.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
@@ -23,6 +25,8 @@ import { echoRequestId, requestId } from './http/request-id.ts';
 import { billingSubscriptionRoutes } from './http/routes/billing-subscription.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { portalRoutes } from './http/routes/portal.ts';
+import { organizationBillingRoutes } from './http/routes/organization-billing.ts';
+import { seatRoutes } from './http/routes/seats.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { metricsRoutes, observeRequests, type MetricsAccess } from './http/routes/metrics.ts';
 import { usersRoutes } from './http/routes/users.ts';
@@ -36,6 +40,8 @@ export interface Services {
   checkout: CheckoutService;
   portal: PortalService;
   summaries: SubscriptionSummaryService;
+  organizations: OrganizationBilling;
+  seatReports: SeatReports;
   webhooks: WebhookService;
   /** Every request is counted and timed here; /metrics reads it. */
   metrics: PrometheusMetrics;
@@ -55,6 +61,8 @@ export interface HttpSettings {
   /** Origins allowed to call the API from a browser; empty turns CORS off. */
   corsOrigins: string[];
   checkoutRateLimit: number;
+  /** The scope a backend's token needs to report seat counts. */
+  serviceScope: string;
   /** Where the per-user limits are counted: the shared database, so every instance counts alike. */
   limitCounter: HitCounter;
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
@@ -91,6 +99,9 @@ export function createFastify(
     logController: new AccessLog(),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
+    // A path parameter (an organisation's id at the identity provider, up to 255 characters) may be
+    // percent-encoded UTF-8: let it through to its schema, which answers 422 in the contract's shape.
+    maxParamLength: 4096,
     genReqId: requestId,
     clientErrorHandler: answerClientError,
     // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
@@ -126,6 +137,13 @@ export async function buildApp(
     prefix: '/api/v1',
   });
   await app.register(billingSubscriptionRoutes(services.summaries, services.verifier), {
+    prefix: '/api/v1',
+  });
+  await app.register(
+    organizationBillingRoutes(services.organizations, services.verifier, http.checkoutRateLimit),
+    { prefix: '/api/v1' },
+  );
+  await app.register(seatRoutes(services.seatReports, services.verifier, http.serviceScope), {
     prefix: '/api/v1',
   });
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });

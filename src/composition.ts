@@ -88,11 +88,7 @@ async function composeServiceOn(
   const policy = tierPolicy(config);
   const services = routeServices(config, adapters, { verifier: identity.verifier, policy });
   const { store, payments } = adapters;
-  const pages = simulator?.developmentPages(services, {
-    store,
-    policy,
-    issuer: identity.devIssuer,
-  });
+  const pages = simulator?.developmentPages(services, { store, policy });
   const jobs = backgroundJobs(config, adapters);
   return {
     services,

@@ -8,9 +8,11 @@ import { Problems } from './config/problems.ts';
 import { readSettings, type Env } from './config/read.ts';
 import { checkRules } from './config/rules.ts';
 import type { EntitlementTable } from './domain/billing/entitlements.ts';
+import type { SeatSettings } from './domain/seats/desired-seats.ts';
 
 export {
   DEV_IDP_AUDIENCE,
+  DEV_ORG_CLAIMS,
   EXAMPLE_ENTITLEMENTS_FILE,
   SIMULATOR_API_KEY,
   SIMULATOR_PRICES,
@@ -20,7 +22,8 @@ export { isLoopback } from './config/build.ts';
 
 /** A database this process connects to as it is. */
 export type ReachableDatabaseConfig =
-  { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite' }; // PGlite: in memory
+  | { kind: 'postgres'; url: string; poolSize: number; preparedStatements?: boolean }
+  | { kind: 'pglite' }; // PGlite: in memory
 
 /** Or the embedded PostgreSQL under DATA_DIR, which its owner starts first (adapters/database/open.ts). */
 export type DatabaseConfig =
@@ -39,6 +42,21 @@ export type PaymentsConfig =
       livemode: false;
     }
   | { kind: 'stripe'; apiKey: string; apiBase: string | null; livemode: boolean };
+
+/** Organisations as billing subjects; null in Config when no claim names them. */
+export interface OrganizationsConfig {
+  /** Where the token names the organisation: a claim name, or a JSON Pointer (leading `/`). */
+  claim: string;
+  /** Where it holds the caller's role(s) there; null: nobody may manage. */
+  roleClaim: string | null;
+  /** Organisations are keyed by this and the claim's value. */
+  issuer: string;
+  /** Roles that may buy and manage, as written (compared case-insensitively, `org:` ignored). */
+  managerRoles: string[];
+  /** The plan an organisation's checkout sells unless an operator set another. */
+  plan: string;
+  seats: SeatSettings;
+}
 
 /** Where /metrics is served: on its own listener (port), or on the API port when apiPort is true. */
 export interface MetricsConfig {
@@ -59,6 +77,9 @@ export interface Config {
   dataDir: string;
   database: DatabaseConfig;
   identity: IdentityConfig;
+  organizations: OrganizationsConfig | null;
+  /** The scope a backend's token needs to report seat counts. */
+  serviceScope: string;
   payments: PaymentsConfig;
   webhookSecrets: string[];
   /** Tier name -> price id, in the order given; the first is the default plan. */

@@ -1,12 +1,14 @@
 // BILLING_ENTITLEMENTS_FILE, read and checked once at start-up (config calls this) against a
 // TypeBox schema: for `free` and each tier of BILLING_PRICES, {"features": [names], "limits":
 // {name: integer | null}}. A problem names the JSON path at fault ($.pro.limits.projects) in the
-// words of the schema it breaks, so one line says what to fix.
-import { readFileSync } from 'node:fs';
+// words of the schema it breaks, so one line says what to fix. Only a regular file is read, and
+// never more than the bound: a device or a FIFO named by mistake cannot hold start-up.
 import Type, { type TSchema } from 'typebox';
 import type { TLocalizedValidationError } from 'typebox/error';
 import Value from 'typebox/value';
+import { FileRefused, readBoundedFile } from './bounded-file.ts';
 import type { EntitlementTable } from './domain/billing/entitlements.ts';
+import { firstDuplicateKey } from './json-duplicate-keys.ts';
 
 export class EntitlementsFileError extends Error {}
 
@@ -53,10 +55,13 @@ const fileSchema = (tiers: string[]) =>
   });
 
 /** A JSON pointer as a person reads it: /pro/limits/API calls -> $.pro.limits["API calls"]. */
-function jsonPath(document: unknown, pointer: string): string {
+const jsonPath = (document: unknown, pointer: string): string =>
+  pathOf(document, Value.Pointer.Indices(pointer));
+
+function pathOf(document: unknown, keys: string[]): string {
   let path = '$';
   let value = document;
-  for (const key of Value.Pointer.Indices(pointer)) {
+  for (const key of keys) {
     if (Array.isArray(value)) path += `[${key}]`;
     else path += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
     value = (value as Record<string, unknown>)[key];
@@ -94,6 +99,9 @@ function parseEntitlements(text: string, tiers: readonly string[]): EntitlementT
       `$ is not valid JSON: ${(error as Error).message.replace(/\s+/g, ' ')}`,
     );
   }
+  const repeated = firstDuplicateKey(text);
+  if (repeated !== null)
+    throw new EntitlementsFileError(`${pathOf(document, repeated)} is given twice`);
   const schema = fileSchema(['free', ...tiers]);
   const [error] = Value.Errors(schema, document);
   if (error !== undefined) throw new EntitlementsFileError(describe(document, schema, error));
@@ -107,17 +115,13 @@ function parseEntitlements(text: string, tiers: readonly string[]): EntitlementT
   );
 }
 
-/** Reads and parses the file at `path`; an unreadable or oversized file is an error too. */
+/** Reads and parses the file at `path`; an unreadable, irregular or oversized file is an error too. */
 export function readEntitlementsFile(path: string, tiers: readonly string[]): EntitlementTable {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readBoundedFile(path, MAX_BYTES);
   } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    throw new EntitlementsFileError(
-      `cannot be read (${code ?? message.replace(/\s+/g, ' ')}): ${JSON.stringify(path)}`,
-    );
+    throw error instanceof FileRefused ? new EntitlementsFileError(error.message) : error;
   }
-  if (bytes.length > MAX_BYTES) throw new EntitlementsFileError(`$ is over ${MAX_BYTES} bytes`);
   return parseEntitlements(bytes.toString('utf8'), tiers);
 }

@@ -33,6 +33,9 @@ export interface Settings {
   reconcileSubscriptions: number;
   /** The ledger's size: millions of event records. */
   ledgerMillions: number;
+  /** Organisations: how many, and the new members each gets in the burst. */
+  organizations: number;
+  membersEach: number;
 }
 
 export interface Round extends Measured, Usage {

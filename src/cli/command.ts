@@ -4,6 +4,7 @@
 // Commands import the database, the provider and the composition inside run(), so `--help` and
 // `token` start without loading them.
 import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.ts';
 
 export interface CommandInput {
   values: Record<string, string | boolean | undefined>;
@@ -42,12 +43,24 @@ export class UsageError extends Error {
   }
 }
 
-export function requiredOption(input: CommandInput, name: string): string {
+/** The option's text, or null when it is not given; given empty, a usage error. */
+export function optionalOption(input: CommandInput, name: string): string | null {
   const value = input.values[name];
+  if (value === undefined) return null;
   if (typeof value !== 'string' || value.trim() === '')
-    throw new UsageError(`--${name} is required`);
+    throw new UsageError(`--${name} must not be empty`);
   return value;
 }
 
 /** The configuration an operator command runs on: the service's own, its log level lowered. */
 export { loadCliConfig as cliConfig } from '../config.ts';
+
+/**
+ * The issuer an operator's `--org <idp_org_id>` is read under: organisations are keyed by the
+ * identity provider that names them (IDP_ISSUER, or the development provider's).
+ */
+export function organizationIssuer(config: Readonly<Config>): string {
+  if (config.organizations === null)
+    throw new UsageError('--org needs organisations: IDP_ORG_CLAIM is unset');
+  return config.organizations.issuer;
+}

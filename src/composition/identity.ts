@@ -30,6 +30,7 @@ export async function composeIdentity(config: Config, logger: Logger): Promise<I
       ...identity,
       keys: issuer.keys,
       fetchEmail: issuer.fetchEmail,
+      organizations: config.organizations,
     });
     return { verifier, devIssuer: null, devRoutes: [] };
   }
@@ -40,6 +41,7 @@ export async function composeIdentity(config: Config, logger: Logger): Promise<I
     audience: identity.audience,
     keys: localKeys(key),
     emailClaim: identity.emailClaim,
+    organizations: config.organizations,
   });
   return { verifier, devIssuer: issuer, devRoutes: [devIdentityProviderRoutes(issuer, key)] };
 }

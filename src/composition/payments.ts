@@ -31,7 +31,7 @@ export interface SimulatorInService extends EmbeddedSimulator {
   developmentPages(services: Services, others: PagesBesideServices): FastifyPluginAsync;
 }
 
-type PagesBesideServices = Pick<DevelopmentPagesOptions, 'store' | 'policy' | 'issuer'>;
+type PagesBesideServices = Pick<DevelopmentPagesOptions, 'store' | 'policy'>;
 
 // The simulator keeps its state in a database of its own: on PostgreSQL a small pool of its own (the
 // same database, its sim_* tables); on PGlite a second instance, since the service may ask the
@@ -61,6 +61,7 @@ export async function startSimulatorInService(
         verifier,
         simulatorUrl: simulator.url,
         perUserPerMinute: config.checkoutRateLimit,
+        trialRequiresCard: config.trialRequiresCard,
         localNames: config.localNames,
       }),
     async close() {

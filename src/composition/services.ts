@@ -14,6 +14,9 @@ import { createStripeWebhookVerifier } from '../adapters/payments/stripe-events.
 import { CheckoutService } from '../domain/billing/checkout-service.ts';
 import { PortalService } from '../domain/billing/portal-service.ts';
 import { SubscriptionSummaryService } from '../domain/billing/subscription-summary.ts';
+import { Members } from '../domain/organizations/members.ts';
+import { OrganizationBilling } from '../domain/organizations/organization-billing.ts';
+import { SeatReports } from '../domain/seats/seat-reports.ts';
 import type { TierPolicy } from '../domain/billing/tier.ts';
 import type { PaymentsProvider } from '../domain/ports/payments-provider.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
@@ -52,14 +55,44 @@ export function routeServices(
   { verifier, policy }: { verifier: TokenVerifier; policy: TierPolicy },
 ): Services {
   const { db, store, payments, metrics } = adapters;
+  const organizations = config.organizations;
+  const members = new Members(
+    store,
+    organizations && {
+      issuer: organizations.issuer,
+      activeDays: organizations.seats.activeDays,
+      countsSeats: organizations.seats.mode === 'active',
+    },
+  );
+  const checkout = new CheckoutService({
+    store,
+    payments,
+    settings: config,
+    metrics,
+    members,
+    policy,
+  });
+  const portal = new PortalService(members, payments, config);
   return {
     // Verified tokens are remembered (bounded, never past exp, at most 60 s): a client repeating its
     // token costs a hash, not a signature check. See cached-verifier.ts.
     verifier: createCachedVerifier(verifier),
-    users: new UserService(store, policy),
-    checkout: new CheckoutService(store, payments, config, metrics),
-    portal: new PortalService(store, payments, config),
-    summaries: new SubscriptionSummaryService(store, policy, config),
+    users: new UserService(members, policy),
+    checkout,
+    portal,
+    summaries: new SubscriptionSummaryService(members, policy, config),
+    organizations: new OrganizationBilling({
+      store,
+      members,
+      checkout,
+      portal,
+      policy,
+      settings: { ...config, organizations },
+    }),
+    seatReports: new SeatReports(
+      store,
+      organizations && { issuer: organizations.issuer, mode: organizations.seats.mode },
+    ),
     webhooks: webhookService(config, adapters),
     metrics,
     checkReady: () => checkMigrated(db),
@@ -70,6 +103,7 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
   return {
     corsOrigins: config.corsOrigins,
     checkoutRateLimit: config.checkoutRateLimit,
+    serviceScope: config.serviceScope,
     limitCounter: limitCounts,
     requestTimeoutMs: config.requestTimeoutMs,
     // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
@@ -84,7 +118,7 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
 /** This process's name in the background jobs' leases: where it runs, its pid, and a nonce. */
 const instanceName = (): string => `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
-/** Reconciliation and retention: started once the service listens. */
+/** Reconciliation, retention and the seat engine: started once the service listens. */
 export function backgroundJobs(config: Config, adapters: ServiceAdapters): ScheduledJobs {
   const { store, payments, ledger, leases, limitCounts, metrics, logger } = adapters;
   return scheduledJobs({
@@ -98,5 +132,6 @@ export function backgroundJobs(config: Config, adapters: ServiceAdapters): Sched
     holder: instanceName(),
     reconcileEveryMs: config.reconcileEveryMs,
     retentionDays: config.retentionDays,
+    seats: config.organizations?.seats ?? null,
   });
 }

@@ -6,10 +6,13 @@ import type {
   DatabaseConfig,
   IdentityConfig,
   MetricsConfig,
+  OrganizationsConfig,
   PaymentsConfig,
 } from '../config.ts';
 import {
   DEV_IDP_AUDIENCE,
+  DEV_ORG_CLAIMS,
+  DEV_ORG_ISSUER,
   IN_MEMORY,
   SIMULATOR_API_KEY,
   SIMULATOR_WEBHOOK_SECRET,
@@ -25,9 +28,10 @@ export const isLoopback = (host: string): boolean =>
 function database(settings: Settings, dataDir: string): DatabaseConfig {
   const { DATABASE_URL: url, DATABASE_POOL_SIZE: poolSize } = settings;
   if (url === IN_MEMORY) return { kind: 'pglite' };
+  const preparedStatements = settings.DATABASE_PREPARED_STATEMENTS;
   return url === undefined
     ? { kind: 'embedded', dataDir, poolSize }
-    : { kind: 'postgres', url, poolSize };
+    : { kind: 'postgres', url, poolSize, preparedStatements };
 }
 
 function identity(settings: Settings): IdentityConfig {
@@ -41,6 +45,28 @@ function identity(settings: Settings): IdentityConfig {
     audience: audience!,
     jwksUrl: settings.IDP_JWKS_URL ?? null,
     emailClaim,
+  };
+}
+
+/**
+ * Organisations are on when a claim names them: IDP_ORG_CLAIM, or with the development identity
+ * provider the claims `npm run token -- --org <id> --role <role>` mints.
+ */
+function organizations(settings: Settings, tiers: string[]): OrganizationsConfig | null {
+  const dev = settings.IDP_ISSUER === undefined;
+  const given = settings.IDP_ORG_CLAIM;
+  if (given === undefined && !dev) return null;
+  return {
+    claim: given ?? DEV_ORG_CLAIMS.organization,
+    roleClaim: settings.IDP_ORG_ROLE_CLAIM ?? (given === undefined ? DEV_ORG_CLAIMS.role : null),
+    issuer: settings.IDP_ISSUER ?? DEV_ORG_ISSUER,
+    managerRoles: settings.BILLING_ORG_MANAGER_ROLES,
+    plan: settings.BILLING_ORG_PLAN ?? tiers.at(-1)!,
+    seats: {
+      mode: settings.BILLING_SEATS,
+      activeDays: settings.BILLING_SEAT_ACTIVE_DAYS,
+      minimum: settings.BILLING_SEAT_MINIMUM,
+    },
   };
 }
 
@@ -110,6 +136,8 @@ export function buildConfig(settings: Settings, offered: Offered): Config {
     dataDir,
     database: database(s, dataDir),
     identity: identity(s),
+    organizations: organizations(s, [...prices.keys()]),
+    serviceScope: s.BILLING_SERVICE_SCOPE,
     payments: payments(s),
     webhookSecrets: s.PAYMENTS_WEBHOOK_SECRET ?? [SIMULATOR_WEBHOOK_SECRET],
     prices,

@@ -7,6 +7,10 @@ export const SIMULATOR_API_KEY = 'sk_test_simulator';
 export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';
 export const SIMULATOR_PRICES = 'pro=price_sim_pro,team=price_sim_team';
 export const DEV_IDP_AUDIENCE = 'billing-service-dev';
+/** The claims `npm run token -- --org <id> --role <role>` mints, read unless IDP_ORG_CLAIM says otherwise. */
+export const DEV_ORG_CLAIMS = { organization: 'org_id', role: 'org_role' };
+/** Organisations are keyed by their issuer; the development provider's address follows PORT, this does not. */
+export const DEV_ORG_ISSUER = 'development';
 /** The entitlements the embedded defaults use (the simulator and its own prices): an example to copy. */
 export const EXAMPLE_ENTITLEMENTS_FILE = projectPath('config', 'entitlements.example.json');
 /** DATABASE_URL for PGlite in memory: one process, nothing kept. */

@@ -2,7 +2,18 @@
 // variable cannot say alone (production refusals, variables that need each other) is in rules.ts;
 // docs/configuration.md's table is checked against this schema (test/config/documented.test.ts).
 import Type from 'typebox';
-import { duration, flag, httpUrl, list, oneOf, origins, port, text, whole } from './kinds.ts';
+import {
+  claimPath,
+  duration,
+  flag,
+  httpUrl,
+  list,
+  oneOf,
+  origins,
+  port,
+  text,
+  whole,
+} from './kinds.ts';
 import { trialEntries } from './lists.ts';
 
 const TRIAL_DAYS = { min: 1, max: 730 };
@@ -32,6 +43,10 @@ export const ENVIRONMENT = Type.Object({
     default: 10,
     description: 'PostgreSQL connections per process',
   }),
+  DATABASE_PREPARED_STATEMENTS: flag({
+    default: false,
+    description: 'named statements: only on a direct connection, never through a pooler',
+  }),
   IDP_ISSUER: Type.Optional(
     httpUrl({ description: `the tokens' iss; unset: the development identity provider` }),
   ),
@@ -40,6 +55,12 @@ export const ENVIRONMENT = Type.Object({
     httpUrl({ description: 'where signing keys are fetched; unset: OIDC discovery' }),
   ),
   IDP_EMAIL_CLAIM: text({ default: 'email', description: 'the claim holding the e-mail' }),
+  IDP_ORG_CLAIM: Type.Optional(
+    claimPath({ description: "where the token names the caller's organisation" }),
+  ),
+  IDP_ORG_ROLE_CLAIM: Type.Optional(
+    claimPath({ description: "where the token holds the caller's role(s) in that organisation" }),
+  ),
   PAYMENTS_API_KEY: Type.Optional(
     text({
       pattern: '^(sk|rk)_(test|live)_[A-Za-z0-9_]+$',
@@ -101,6 +122,32 @@ export const ENVIRONMENT = Type.Object({
   BILLING_CHECKOUT_RATE_LIMIT: whole(1, 10_000, {
     default: 20,
     description: 'checkouts one user may start per minute, counted across every instance',
+  }),
+  BILLING_ORG_MANAGER_ROLES: list(Type.String({ pattern: '^[\\x21-\\x7e]{1,255}$' }), {
+    default: ['owner', 'admin'],
+    problem: 'must list role names separated by commas (printable characters, no spaces)',
+    description: "roles that may buy and manage an organisation's subscription",
+  }),
+  BILLING_ORG_PLAN: Type.Optional(
+    text({ description: "the plan an organisation's checkout sells" }),
+  ),
+  BILLING_SEATS: oneOf(['active', 'reported', 'flat'], {
+    default: 'active',
+    description: "what an organisation's subscription quantity follows",
+  }),
+  BILLING_SEAT_ACTIVE_DAYS: whole(1, 365, {
+    default: 30,
+    description: 'days a member counts as active after their last request naming the organisation',
+  }),
+  BILLING_SEAT_MINIMUM: whole(1, 10_000, {
+    default: 1,
+    description: 'the lowest quantity an organisation is billed for',
+  }),
+  BILLING_SERVICE_SCOPE: text({
+    default: 'billing:seats',
+    pattern: '^[\\x21-\\x7e]{1,255}$',
+    problem: 'must be one scope: printable characters, no spaces',
+    description: 'the scope a token needs to report seat counts',
   }),
   BILLING_RECONCILE_INTERVAL: Type.Optional(
     duration('10s', '30d', { description: 'how often the service reconciles with the provider' }),

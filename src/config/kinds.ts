@@ -41,6 +41,18 @@ export const text = (
   about: About<string> & { pattern?: string; problem?: string; secret?: boolean },
 ) => Type.String(about);
 
+/**
+ * A claim: a top-level name taken literally (`org_id`, `https://example.com/org`), or with a leading
+ * `/` a JSON Pointer into the claims (`/o/id`), `~` written `~0` and `/` written `~1` in a name.
+ */
+export const claimPath = (about: About<string>) =>
+  text({
+    pattern: '^(?=[^]{1,256}$)(?:[^/][^]*|(?:/(?:[^~/]|~[01])*)+)$',
+    problem:
+      'must be a claim name, or a JSON Pointer starting with / (a ~ in a name written ~0, a / written ~1), of at most 256 characters',
+    ...about,
+  });
+
 const isHttpUrl = (value: string): boolean =>
   URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
 

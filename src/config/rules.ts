@@ -83,6 +83,18 @@ const RULES: Rule[] = [
   requiredWith('BILLING_PRICES', 'PAYMENTS_API_KEY', ' (e.g. pro=price_123)'),
   { variable: 'BILLING_PRICES', reads: [], check: pricesProblem },
   { variable: 'BILLING_DEFAULT_PLAN', reads: TIER_VARIABLES, check: defaultPlanProblem },
+  { variable: 'BILLING_ORG_PLAN', reads: TIER_VARIABLES, check: orgPlanProblem },
+  // The development identity provider has organisation claims of its own (build.ts); a real one
+  // names its role claim only beside the organisation's.
+  rule(
+    'IDP_ORG_ROLE_CLAIM',
+    ['IDP_ORG_CLAIM', 'IDP_ISSUER'],
+    (s) =>
+      s.IDP_ORG_ROLE_CLAIM !== undefined &&
+      s.IDP_ORG_CLAIM === undefined &&
+      s.IDP_ISSUER !== undefined,
+    'needs IDP_ORG_CLAIM to be set',
+  ),
   { variable: 'BILLING_TRIAL_DAYS', reads: TIER_VARIABLES, check: trialTiersProblem },
 ];
 
@@ -93,10 +105,17 @@ function pricesProblem(settings: Settings): string | undefined {
   return twice === undefined ? undefined : `names tier "${twice}" twice`;
 }
 
-function defaultPlanProblem(settings: Settings): string | undefined {
-  const plan = settings.BILLING_DEFAULT_PLAN;
+function notATier(settings: Settings, plan: string | undefined): string | undefined {
   if (plan === undefined || tiers(settings).includes(plan)) return undefined;
   return `must be one of the tiers of BILLING_PRICES (${tiers(settings).join(', ')}), got ${quoted(plan)}`;
+}
+
+function defaultPlanProblem(settings: Settings): string | undefined {
+  return notATier(settings, settings.BILLING_DEFAULT_PLAN);
+}
+
+function orgPlanProblem(settings: Settings): string | undefined {
+  return notATier(settings, settings.BILLING_ORG_PLAN);
 }
 
 function trialTiersProblem(settings: Settings): string | undefined {

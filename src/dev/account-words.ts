@@ -11,6 +11,11 @@ import {
 } from '../domain/billing/tier.ts';
 import type { User } from '../domain/model.ts';
 
+export interface AccountPolicy extends TierPolicy {
+  /** Whether a trial's checkout takes a card (BILLING_TRIAL_REQUIRES_CARD). */
+  trialRequiresCard: boolean;
+}
+
 export interface AccountView {
   tier: string;
   /** Sentences for a person, plain text. */
@@ -24,7 +29,27 @@ const when = (date: Date | null): string =>
     ? 'the end of the period'
     : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-function statusWords(user: User, policy: TierPolicy, tier: string, now: Date): string[] {
+/**
+ * What happens when a trial ends, from what the checkout asked for: with BILLING_TRIAL_REQUIRES_CARD
+ * (the default) it took a card, which the first invoice charges; without, the service cannot know
+ * whether a card has been added since, so it says what happens either way (the checkout's
+ * trial_settings cancel a trial that ends without one). The setting read is today's: a trial sold
+ * before it changed is worded by the new one.
+ */
+export function trialWords(plan: string, end: Date | null, policy: AccountPolicy): string[] {
+  const runs = `Your ${plan} trial runs until ${when(end)}.`;
+  if (policy.trialRequiresCard)
+    return [
+      runs,
+      `Then the ${plan} subscription starts and the card given at checkout is charged, unless you cancel before.`,
+    ];
+  return [
+    runs,
+    `The checkout asked for no card. If one is on file by then (add it in the billing portal), the ${plan} subscription starts and the card is charged; without one the trial is canceled and you are back on ${FREE_TIER}.`,
+  ];
+}
+
+function statusWords(user: User, policy: AccountPolicy, tier: string, now: Date): string[] {
   const subscription = user.subscription;
   if (subscription === null) return ['You have no subscription yet.'];
   const plan =
@@ -42,9 +67,7 @@ function statusWords(user: User, policy: TierPolicy, tier: string, now: Date): s
           `Your ${plan} subscription is canceled ${end.getTime() === subscription.currentPeriodEnd?.getTime() ? 'at the end of its period' : `as of ${when(end)}`}: you keep ${tier} until ${when(end)}, then ${FREE_TIER}.`,
         ];
       if (subscription.status === 'trialing')
-        return [
-          `Your ${plan} trial runs until ${when(subscription.trialEnd ?? subscription.currentPeriodEnd)}; then the subscription starts, if there is a way to pay for it.`,
-        ];
+        return trialWords(plan, subscription.trialEnd ?? subscription.currentPeriodEnd, policy);
       return [`Your ${plan} subscription is active until ${periodEnd}, then renews.`];
     }
     case 'past_due': {
@@ -70,7 +93,7 @@ function statusWords(user: User, policy: TierPolicy, tier: string, now: Date): s
   }
 }
 
-export function accountView(user: User, policy: TierPolicy, now = new Date()): AccountView {
+export function accountView(user: User, policy: AccountPolicy, now = new Date()): AccountView {
   const tier = tierOf(user.subscription, policy, now);
   return {
     tier,

@@ -1,20 +1,22 @@
-// Development only: who is signed in on the `/billing` pages. A person pastes a development token
-// once; it is kept in a cookie that only these pages receive (Path=/billing, HttpOnly,
-// SameSite=Strict, until the token expires) and verified on every use exactly as the API
-// verifies a bearer token, so checkout, portal and a new checkout follow in the browser alone.
-// A token the verifier refuses is forgotten, and the page says why in words.
+// Development only: who is signed in on the `/billing` pages, and what their last form post came
+// to. A person pastes a development token once; it is kept in a cookie that only these pages
+// receive (Path=/billing, HttpOnly, SameSite=Strict, until the token expires) and verified on every
+// use exactly as the API verifies a bearer token, so checkout, portal and a new checkout follow in
+// the browser alone. A token the verifier refuses is forgotten, and the page says why in words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 
-const COOKIE = 'billing_dev_token';
+const TOKEN_COOKIE = 'billing_dev_token';
+const NOTICE_COOKIE = 'billing_notice';
+const ATTRIBUTES = 'Path=/billing; HttpOnly; SameSite=Strict';
 
-function cookieToken(request: FastifyRequest): string | null {
+function cookie(request: FastifyRequest, wanted: string): string | null {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, value] = part.trim().split('=', 2);
-    if (name === COOKIE && value) return value;
+    if (name === wanted && value) return value;
   }
   return null;
 }
@@ -23,33 +25,17 @@ function cookieToken(request: FastifyRequest): string | null {
 export function presentedToken(request: FastifyRequest): string | null {
   const field = (request.body as { token?: unknown } | undefined)?.token;
   const posted = typeof field === 'string' ? field.trim() : '';
-  return posted !== '' ? posted : cookieToken(request);
-}
-
-/**
- * The subject the presented token names, unverified: the key of the forms' rate limit. A forged
- * subject buys nothing: a request whose token fails verification does nothing.
- */
-export function presentedSubject(request: FastifyRequest): string {
-  const token = presentedToken(request);
-  try {
-    return token === null ? 'nobody' : String(decodeJwt(token).sub ?? 'nobody');
-  } catch {
-    return 'nobody';
-  }
+  return posted !== '' ? posted : cookie(request, TOKEN_COOKIE);
 }
 
 /** Kept no longer than the token is good. Cookies ignore ports: every server on this host name gets it on /billing. */
 export function remember(reply: FastifyReply, token: string): void {
   const lifetime = Math.max(1, Number(decodeJwt(token).exp ?? 0) - Math.floor(Date.now() / 1000));
-  reply.header(
-    'set-cookie',
-    `${COOKIE}=${token}; Path=/billing; HttpOnly; SameSite=Strict; Max-Age=${lifetime}`,
-  );
+  reply.header('set-cookie', `${TOKEN_COOKIE}=${token}; ${ATTRIBUTES}; Max-Age=${lifetime}`);
 }
 
 export function forget(reply: FastifyReply): void {
-  reply.header('set-cookie', `${COOKIE}=; Path=/billing; HttpOnly; SameSite=Strict; Max-Age=0`);
+  reply.header('set-cookie', `${TOKEN_COOKIE}=; ${ATTRIBUTES}; Max-Age=0`);
 }
 
 /** Verifies the token presented; remembers it when good, forgets it when refused. */
@@ -75,11 +61,38 @@ export async function signIn(
 }
 
 /** Why a token was refused, for the person who pasted it. */
-export function refusalInWords(error: DomainError, issuer: string | null): string {
+export function refusalInWords(error: DomainError): string {
   const reason = typeof error.details.reason === 'string' ? `: ${error.details.reason}` : '';
-  const expected =
-    issuer !== null && reason.includes('wrong issuer')
-      ? ` (this service's issuer is "${issuer}")`
-      : '';
-  return `${error.message}${reason}${expected}.`;
+  return `${error.message}${reason}.`;
+}
+
+/** A line at the top of /billing: what a form post came to. */
+export interface Notice {
+  kind: 'error' | 'info';
+  text: string;
+}
+
+// Lone surrogates (a claim cut short mid-character) would make encodeURIComponent throw.
+const wellFormed = (text: string) => text.replace(/[\ud800-\udfff]/gu, '\ufffd');
+
+/**
+ * Post-redirect-get: a form answers 303 to /billing and leaves what came of the post here, for the
+ * one page that follows, so a reload shows the page again instead of posting again.
+ */
+export function leaveNotice(reply: FastifyReply, { kind, text }: Notice): void {
+  const value = encodeURIComponent(wellFormed(text.slice(0, 1_000)));
+  reply.header('set-cookie', `${NOTICE_COOKIE}=${kind}:${value}; ${ATTRIBUTES}; Max-Age=60`);
+}
+
+/** The notice a form left for this page, once: it is cleared as it is read. */
+export function takeNotice(request: FastifyRequest, reply: FastifyReply): Notice | null {
+  const value = cookie(request, NOTICE_COOKIE);
+  if (value === null) return null;
+  reply.header('set-cookie', `${NOTICE_COOKIE}=; ${ATTRIBUTES}; Max-Age=0`);
+  const [, kind, text] = /^(error|info):(.*)$/.exec(value) ?? [];
+  try {
+    return kind ? { kind: kind as Notice['kind'], text: decodeURIComponent(text!) } : null;
+  } catch {
+    return null; // not one we left
+  }
 }

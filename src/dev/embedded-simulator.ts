@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../adapters/database/sql-client.ts';
 import type { Config } from '../config.ts';
+import { listenFailure } from '../process/listen-failure.ts';
 
 export interface EmbeddedSimulator {
   url: string;
@@ -38,6 +39,11 @@ export async function startEmbeddedSimulator(
       config.payments.kind === 'simulator' ? config.payments.simulatorHost : '127.0.0.1',
     ],
     log: (message, fields) => log.info(fields ?? {}, message),
+  }).catch((error: unknown) => {
+    throw listenFailure(
+      { port: 'PAYMENTS_SIMULATOR_PORT', host: 'PAYMENTS_SIMULATOR_HOST' },
+      error,
+    );
   });
   logger.info(
     `payment simulator: ${simulator.url} (dashboard with lifecycle controls at ${simulator.url}/)`,

@@ -104,6 +104,40 @@ export function signToken(key: SigningKey, claims: TokenClaims): Promise<string>
     .sign(key.privateKey);
 }
 
+/** Sets `value` at a claim path (a name, or a JSON Pointer with a leading `/`) of `claims`. */
+function setClaim(claims: Record<string, unknown>, path: string, value: unknown): void {
+  const names = path.startsWith('/')
+    ? path
+        .slice(1)
+        .split('/')
+        .map((name) => name.replace(/~1/g, '/').replace(/~0/g, '~'))
+    : [path];
+  const last = names.pop()!;
+  let at = claims;
+  for (const name of names) {
+    if (typeof at[name] !== 'object' || at[name] === null) at[name] = {};
+    at = at[name] as Record<string, unknown>;
+  }
+  at[last] = value;
+}
+
+/**
+ * The claims naming an organisation and the caller's role(s) there, written where the service
+ * reads them (IDP_ORG_CLAIM and IDP_ORG_ROLE_CLAIM, or the development provider's org_id and
+ * org_role): one role as a string, several as a list.
+ */
+export function organizationClaims(
+  paths: { claim: string; roleClaim: string | null },
+  organization: string,
+  roles: string[],
+): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  setClaim(claims, paths.claim, organization);
+  if (paths.roleClaim !== null && roles.length > 0)
+    setClaim(claims, paths.roleClaim, roles.length === 1 ? roles[0] : roles);
+  return claims;
+}
+
 export function jwksOf(...keys: SigningKey[]): JSONWebKeySet {
   return { keys: keys.map((key) => key.publicJwk) };
 }

@@ -6,8 +6,9 @@ import { HEADERS, page } from './page-layout.ts';
 const START = `<p>This is the billing service on its development defaults: an embedded database, a
 development identity provider and a payment simulator standing in for Stripe. No account anywhere.</p>
 <ol>
-<li>Get a token in a terminal: <code>npm run token -- --sub alice --email alice@example.com</code>.</li>
-<li>Open <a href="/billing">your billing</a>, paste it and start a checkout. The simulator's page takes
+<li>Get a token in a terminal: <code>npm run token</code> (for the user dev-user), or
+<code>npm run token -- --sub alice --email alice@example.com</code>.</li>
+<li>Open <a href="/billing">your billing</a>, paste it to see your account, and start a checkout. The simulator's page takes
 a test card; paying sends signed webhooks here, and your tier changes.</li>
 <li>Come back to <a href="/billing">your billing</a> to open the billing portal: switch plan, cancel, resume.</li>
 <li>The <a href="/billing/dashboard">payment simulator's dashboard</a> shows every event and what the

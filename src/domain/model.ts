@@ -11,10 +11,32 @@ export type SubscriptionStatus =
   | 'canceled'
   | 'paused';
 
+/**
+ * The organisation a verified token names: one, with the caller's role(s) there as the token gives
+ * them (read from each token, never stored), or several, which names none for billing.
+ */
+export type OrganizationClaim =
+  { kind: 'one'; idpOrgId: string; role: string | string[] | null } | { kind: 'several' };
+
 /** Who is calling, as proven by a verified access token. */
 export interface Principal {
   idpId: string;
   email: string;
+  /** Null when the token names no organisation (or organisations are off). */
+  organization: OrganizationClaim | null;
+}
+
+/** A backend calling with a token of its own (a client-credentials grant): its subject and scopes. */
+export interface ServiceCaller {
+  subject: string;
+  scopes: ReadonlySet<string>;
+}
+
+/** Who pays: a user, or an organisation its members' tokens name. */
+export interface SubjectRef {
+  type: 'user' | 'organization';
+  /** Our own id of the user or organisation. */
+  id: string;
 }
 
 /** What decides a subscription's tier; the provider's view and our stored state both carry it. */
@@ -23,6 +45,9 @@ export interface SubscriptionTerms {
   customerId: string;
   status: SubscriptionStatus;
   priceId: string | null;
+  /** Its (first) item, whose quantity is the seats an organisation is billed for; null: none. */
+  itemId: string | null;
+  quantity: number | null;
   cancelAtPeriodEnd: boolean;
   /**
    * When the subscription is scheduled to end (Stripe's `cancel_at`). The flexible billing mode
@@ -37,11 +62,12 @@ export interface SubscriptionTerms {
 /** A subscription as the payment provider reports it, in an event or a read. */
 export interface ProviderSubscription extends SubscriptionTerms {
   metadataUserId: string | null;
+  metadataOrgId: string | null;
 }
 
-/** A subscription as stored: the provider's terms, its user, and what the ordering guard needs. */
+/** A subscription as stored: the provider's terms, who pays, and what the ordering guard needs. */
 export interface SubscriptionState extends SubscriptionTerms {
-  userId: string;
+  owner: SubjectRef;
   paymentFailedAt: Date | null;
   /**
    * Unix seconds, provider clock: the stored state is the provider's as of this second (the
@@ -73,11 +99,33 @@ export interface User {
   subscription: SubscriptionState | null;
 }
 
+/** An organisation, as a token's issuer and claim name it, with the subscription its members share. */
+export interface Organization {
+  id: string;
+  issuer: string;
+  idpOrgId: string;
+  plan: string | null;
+  paymentsCustomerId: string | null;
+  createdAt: Date;
+  /** When a subscription was first stored for it; null: never (a trial is possible). */
+  firstSubscriptionAt: Date | null;
+  /** The subscription that decides its tier, if any. */
+  subscription: SubscriptionState | null;
+}
+
+/** What a billing subject, a user or an organisation, is to checkout, the portal and the tier. */
+export type BillingAccount = Pick<
+  User,
+  'id' | 'plan' | 'paymentsCustomerId' | 'firstSubscriptionAt' | 'subscription'
+>;
+
 export interface CheckoutSessionRecord {
   id: string;
-  userId: string;
+  owner: SubjectRef;
   url: string;
   priceId: string;
+  /** The seats it sells (1 for a user). */
+  quantity: number;
   successUrl: string;
   cancelUrl: string;
   /** The trial the session offers, in days; null: none. */
@@ -106,7 +154,9 @@ export interface CheckoutOffer {
 export interface NewCheckoutSession {
   customerId: string;
   priceId: string;
-  userId: string;
+  quantity: number;
+  /** Named in the session (client_reference_id) and in the subscription's metadata. */
+  owner: SubjectRef;
   successUrl: string;
   cancelUrl: string;
   offer: CheckoutOffer;
@@ -125,7 +175,9 @@ export interface CheckoutSessionEvent extends EventFacts {
   kind: 'checkout_session';
   session: {
     id: string;
+    /** Our ids the session names: an organisation's (metadata), else a user's (client_reference_id). */
     userId: string | null;
+    orgId: string | null;
     customerId: string | null;
     subscriptionId: string | null;
   };

@@ -23,19 +23,39 @@ export function bearerToken(header: string | undefined): string | null {
   return match[1]!;
 }
 
+function requiredToken(request: FastifyRequest): string {
+  const token = bearerToken(request.headers.authorization);
+  if (token !== null) return token;
+  const reason =
+    request.headers.authorization === undefined
+      ? 'no Authorization header'
+      : 'Authorization header is not Bearer credentials';
+  throw new DomainError('not_authenticated', 'Not authenticated', { reason });
+}
+
 export function authenticate(verifier: TokenVerifier) {
   return async function authenticateRequest(
     request: FastifyRequest,
     _reply: FastifyReply,
   ): Promise<void> {
-    const token = bearerToken(request.headers.authorization);
-    if (token === null) {
-      const reason =
-        request.headers.authorization === undefined
-          ? 'no Authorization header'
-          : 'Authorization header is not Bearer credentials';
-      throw new DomainError('not_authenticated', 'Not authenticated', { reason });
-    }
-    request.principal = await verifier.verify(token);
+    request.principal = await verifier.verify(requiredToken(request));
+  };
+}
+
+/**
+ * For a backend's operations (seat reports): a verified token holding `scope`, or 403 before the
+ * body is read. An end user's token, whatever its role, holds no such scope.
+ */
+export function authenticateService(verifier: TokenVerifier, scope: string) {
+  return async function authenticateServiceRequest(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+  ): Promise<void> {
+    const caller = await verifier.verifyService(requiredToken(request));
+    if (!caller.scopes.has(scope))
+      throw new DomainError(
+        'service_scope_required',
+        `Reporting seats needs a service token with the scope ${scope}; an end user's token cannot`,
+      );
   };
 }

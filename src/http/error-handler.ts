@@ -40,8 +40,13 @@ function renderDomain(error: DomainError): Rendered {
       const { field, input } = error.details as { field: string; input: unknown };
       return { status: 422, detail: [fieldError(field, 'url_not_allowed', error.message, input)] };
     }
+    case 'organization_required':
+    case 'manager_role_required':
+    case 'service_scope_required':
+      return { status: 403, detail: error.message };
     case 'subscription_active':
     case 'nothing_to_manage':
+    case 'seat_reports_off':
       return { status: 409, detail: error.message };
     case 'invalid_signature':
       return { status: 400, detail: error.message };

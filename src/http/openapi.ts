@@ -8,7 +8,14 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Subscription billing and user profile service', version: '1.0.0' },
+      info: {
+        title: 'Subscription billing and user profile service',
+        version: '1.0.0',
+        // The project grants no licence (package.json is private, there is no LICENSE file).
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      // Relative: the service that serves this document, wherever it listens.
+      servers: [{ url: '/', description: 'this service' }],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },

@@ -71,26 +71,111 @@ export const SubscriptionDetailsSchema = Type.Object(
   { $id: 'SubscriptionDetails', additionalProperties: false },
 );
 
+/** What the next checkout sells and what the tier allows: the same for a user and an organisation. */
+const offerAndEntitlements = {
+  plan: Type.String({ description: 'The plan the next checkout sells' }),
+  trial_eligible: Type.Boolean({ description: 'Whether the next checkout would carry a trial' }),
+  features: Type.Array(Type.String(), { description: 'The features of the tier' }),
+  limits: Type.Object(
+    {},
+    {
+      description: 'The limits of the tier: a non-negative integer, or null for unlimited',
+      additionalProperties: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    },
+  ),
+};
+
 export const BillingSubscriptionSchema = Type.Object(
   {
     tier: Type.String({
-      description: 'The tier, as in users/me: "free" or a tier of BILLING_PRICES',
+      description:
+        'The tier, as in users/me: "free" or a tier of BILLING_PRICES; the higher of the user\'s own and their organisation\'s when the token names one',
     }),
-    plan: Type.String({ description: 'The plan the next checkout sells' }),
-    trial_eligible: Type.Boolean({ description: 'Whether the next checkout would carry a trial' }),
-    features: Type.Array(Type.String(), { description: 'The features of the tier' }),
-    limits: Type.Object(
-      {},
-      {
-        description: 'The limits of the tier: a non-negative integer, or null for unlimited',
-        additionalProperties: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-      },
+    tier_source: Type.Optional(
+      Type.Union([Type.Literal('organization'), Type.Literal('user'), Type.Null()], {
+        description:
+          'Only when the token names an organisation: "organization" when its tier is paid and at least the user\'s own, "user" when the user\'s own paid tier is higher, null when the tier is free',
+      }),
     ),
+    ...offerAndEntitlements,
     subscription: Type.Union([Type.Ref('SubscriptionDetails'), Type.Null()], {
-      description: 'The subscription the tier is computed from; null when there is none',
+      description:
+        "The user's own subscription (the tier is computed from it unless it comes from the organisation); null when there is none",
     }),
   },
   { $id: 'BillingSubscription', additionalProperties: false },
+);
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+const countOrNull = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
+
+export const OrganizationBillingSchema = Type.Object(
+  {
+    org: Type.Object(
+      {
+        id: Type.String({ format: 'uuid', description: 'Identifier of the organisation' }),
+        idp_org_id: Type.String({
+          description:
+            'Identifier of the organisation at the identity provider, as the token names it',
+        }),
+        created_at: Type.String({
+          format: 'date-time',
+          description: 'When the service first saw it',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    role: Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()], {
+      description: "The caller's role claim as the token gives it: a string, a list, or null",
+    }),
+    can_manage: Type.Boolean({
+      description:
+        'Whether that role may buy and manage the subscription (BILLING_ORG_MANAGER_ROLES)',
+    }),
+    tier: Type.String({
+      description: 'The organisation\'s tier: "free" or a tier of BILLING_PRICES',
+    }),
+    ...offerAndEntitlements,
+    seats: Type.Object(
+      {
+        active: count('Members seen with a token naming it within BILLING_SEAT_ACTIVE_DAYS'),
+        reported: countOrNull('The last count its application reported; null: none'),
+        billed: countOrNull("The live subscription's quantity; null without one"),
+      },
+      { additionalProperties: false },
+    ),
+    subscription: Type.Union([Type.Ref('SubscriptionDetails'), Type.Null()], {
+      description: "The organisation's subscription; null when there is none",
+    }),
+  },
+  { $id: 'OrganizationBilling', additionalProperties: false },
+);
+
+export const SeatReportRequestSchema = Type.Object(
+  {
+    count: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      description: 'Seats the organisation uses now',
+    }),
+    as_of: Type.String({
+      format: 'date-time',
+      description: 'When the count was taken; a report older than the stored one changes nothing',
+    }),
+  },
+  { $id: 'SeatReportRequest' },
+);
+
+export const SeatReportSchema = Type.Object(
+  {
+    applied: Type.Boolean({
+      description: 'False when a report as of a later time was stored already',
+    }),
+    reported: count('The count stored now'),
+    as_of: Type.String({ format: 'date-time', description: 'As of when' }),
+  },
+  { $id: 'SeatReport', additionalProperties: false },
 );
 
 export const ValidationErrorSchema = Type.Object(
@@ -124,6 +209,9 @@ export const NAMED_SCHEMAS = [
   PortalResponseSchema,
   SubscriptionDetailsSchema,
   BillingSubscriptionSchema,
+  OrganizationBillingSchema,
+  SeatReportRequestSchema,
+  SeatReportSchema,
   ValidationErrorSchema,
   HTTPValidationErrorSchema,
   ErrorDetailSchema,

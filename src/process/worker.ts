@@ -10,6 +10,7 @@ import { isLoopback, type Config } from '../config.ts';
 import { listenForMetrics, type MetricsListener } from '../http/metrics-server.ts';
 import { localOrigin } from '../local-origin.ts';
 import { banner } from './banner.ts';
+import { listenFailure } from './listen-failure.ts';
 import { recordService } from './service-record.ts';
 
 // Long enough for a request whose body is still arriving to finish or time out (HTTP_REQUEST_TIMEOUT_MS).
@@ -36,10 +37,14 @@ export async function runWorker(
     await composition.close();
   });
 
-  const address = await app.listen({ host: config.host, port: config.port }).catch(fail);
+  const address = await app
+    .listen({ host: config.host, port: config.port })
+    .catch((error) => fail(listenFailure({ port: 'PORT', host: 'HOST' }, error)));
   composition.setServiceUrl(address);
   composition.jobs.start();
-  metricsListener = await serveMetricsApart(config, composition, app.log).catch(fail);
+  metricsListener = await serveMetricsApart(config, composition, app.log).catch((error) =>
+    fail(listenFailure({ port: 'METRICS_PORT', host: 'METRICS_HOST' }, error)),
+  );
   const database = describeDatabase(config);
   app.log.info(`database: ${database}`);
   if (composition.devIssuer === null && composition.simulatorUrl === null) return;

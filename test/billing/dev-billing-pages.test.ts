@@ -4,10 +4,11 @@
 // exists when a real provider is configured.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { FORM, landing, postForm, setCookies } from '../helpers/billing-forms.ts';
 import { databaseLabel } from '../helpers/database.ts';
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+import { providerCalls } from '../helpers/simulator-client.ts';
 
 describe(`development billing pages (${databaseLabel})`, () => {
   let t: TestApp;
@@ -17,12 +18,7 @@ describe(`development billing pages (${databaseLabel})`, () => {
   after(() => t.close());
 
   const openPortal = (token: string, headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/billing/portal',
-      headers: { ...FORM, ...headers },
-      payload: new URLSearchParams({ token }).toString(),
-    });
+    postForm(t, '/billing/portal', { token }, headers);
 
   test('success, cancel and /billing link to the billing page, the dashboard and the API docs', async () => {
     for (const url of ['/billing/success?session_id=cs_unknown', '/billing/cancel', '/billing']) {
@@ -51,7 +47,7 @@ describe(`development billing pages (${databaseLabel})`, () => {
     );
     assert.match(
       (await t.app.inject({ method: 'GET', url: '/billing' })).body,
-      /<form method="post" action="\/billing\/portal">[\s\S]*name="token" type="password"/,
+      /name="token" type="password"[\s\S]*formaction="\/billing\/portal">Open the billing portal/,
     );
     const response = await openPortal(token);
     assert.equal(response.statusCode, 303);
@@ -63,20 +59,40 @@ describe(`development billing pages (${databaseLabel})`, () => {
     );
   });
 
-  test('no token, a bad token, no customer yet, a cross-site post: a page that says so and shows no token', async () => {
-    const missing = await openPortal('');
-    assert.equal(missing.statusCode, 401);
-    assert.match(missing.body, /Not authenticated/);
-    const bad = await openPortal('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.secret-looking-part');
-    assert.equal(bad.statusCode, 401);
-    assert.match(bad.body, /Invalid token/);
+  test('no token, a bad token, no customer yet: back to /billing, which says so and shows no token; a cross-site post: 403', async () => {
+    const missing = await landing(t, await openPortal(''));
+    assert.match(missing.body, /<p class="error">Not authenticated: no token pasted/);
+    const bad = await landing(
+      t,
+      await openPortal('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.secret-looking-part'),
+    );
+    assert.match(bad.body, /<p class="error">Invalid token/);
     assert.ok(!bad.body.includes('secret-looking-part'));
     const newcomer = await t.token('dev-page-newcomer');
-    const nothing = await openPortal(newcomer);
-    assert.equal(nothing.statusCode, 409);
-    assert.match(nothing.body, /nothing to manage yet/);
+    const nothing = await landing(t, await openPortal(newcomer));
+    assert.match(nothing.body, /<p class="error">There is nothing to manage yet/);
     assert.ok(!nothing.body.includes(newcomer));
     assert.equal((await openPortal(newcomer, { 'sec-fetch-site': 'cross-site' })).statusCode, 403);
+  });
+
+  test('post-redirect-get: a refusal is shown once, by the GET that follows; reloading it posts nothing', async () => {
+    const refused = await openPortal(await t.token('dev-page-once'));
+    assert.equal(refused.statusCode, 303);
+    const notice = setCookies(refused).find((line) => line.startsWith('billing_notice='))!;
+    const cookie = notice.split(';')[0]!;
+    const shown = await t.app.inject({ method: 'GET', url: '/billing', headers: { cookie } });
+    assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, /nothing to manage yet/);
+    assert.match(setCookies(shown).join('\n'), /billing_notice=; Path=\/billing; .*Max-Age=0/);
+    const notices = [
+      'billing_notice=info:%E0%A4%A', // not one the forms leave
+      'billing_notice=warning:hello',
+    ];
+    for (const odd of notices) {
+      const page = await t.app.inject({ method: 'GET', url: '/billing', headers: { cookie: odd } });
+      assert.equal(page.statusCode, 200, odd);
+      assert.doesNotMatch(page.body, /class="(info|error)"/);
+    }
   });
 });
 
@@ -89,15 +105,9 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
 
   const post = (
     url: string,
-    payload: Record<string, string>,
+    fields: Record<string, string>,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({
-      method: 'POST',
-      url,
-      headers: { ...FORM, ...headers },
-      payload: new URLSearchParams(payload).toString(),
-    });
+  ) => postForm(t, url, fields, headers);
   const cookieOf = (response: { headers: Record<string, unknown> }) =>
     String(response.headers['set-cookie'] ?? '');
 
@@ -133,7 +143,7 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
     assert.equal(account.statusCode, 200);
     assert.match(
       account.body,
-      /Signed in as <b>loop-user<\/b>[\s\S]*Your tier: <span class="tier">free<\/span>[\s\S]*no subscription yet/,
+      /Signed in as <b>loop-user<\/b>[\s\S]*<dt>Tier<\/dt><dd><span class="tier free" id="tier">free<\/span>[\s\S]*no subscription yet/,
     );
     assert.match(
       account.body,
@@ -145,8 +155,34 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
     assert.match(String(portal.headers.location), /\/p\/session\/bps_/);
 
     const signedOut = await post('/billing/sign-out', {}, cookie);
-    assert.equal(signedOut.statusCode, 303);
     assert.match(cookieOf(signedOut), /^billing_dev_token=; .*Max-Age=0/);
+    assert.match((await landing(t, signedOut)).body, /<p class="info">You are signed out\.<\/p>/);
+  });
+
+  test('look first: the token alone shows the account (tier, subscription, features, limits), no provider call', async () => {
+    const form = (await t.app.inject({ method: 'GET', url: '/billing' })).body;
+    assert.match(
+      form,
+      /<form method="post" action="\/billing\/sign-in">[\s\S]*?<button type="submit">Show my account<\/button>/,
+      'the first button, the one Enter presses, only shows the account',
+    );
+    const calls = JSON.stringify(await providerCalls(t));
+    const account = await landing(
+      t,
+      await post('/billing/sign-in', { token: await t.token('looker') }),
+    );
+    assert.equal(account.statusCode, 200);
+    assert.match(account.body, /Signed in as <b>looker<\/b>/);
+    assert.match(account.body, /<dt>Tier<\/dt><dd><span class="tier free" id="tier">free<\/span>/);
+    assert.match(account.body, /You have no subscription yet\.[\s\S]*A checkout sells pro\./);
+    assert.match(account.body, /<dd id="features">core<\/dd>/);
+    assert.match(account.body, /<dd id="limits">projects 3, seats 1<\/dd>/);
+    assert.match(account.body, /Start a checkout/);
+    assert.equal(
+      JSON.stringify(await providerCalls(t)),
+      calls,
+      'looking costs the provider nothing',
+    );
   });
 
   test('where the browser flow ends, a way on: the cancel page and "nothing to manage" offer a checkout', async () => {
@@ -154,20 +190,27 @@ describe(`the browser loop on /billing: sign in once, checkout, portal, a new ch
       (await t.app.inject({ method: 'GET', url: '/billing/cancel' })).body,
       /<form method="post" action="\/billing\/checkout"><button type="submit">Start a checkout/,
     );
-    const nothing = await post('/billing/portal', { token: await t.token('loop-newcomer') });
-    assert.equal(nothing.statusCode, 409);
+    const nothing = await landing(
+      t,
+      await post('/billing/portal', { token: await t.token('loop-newcomer') }),
+    );
     assert.match(nothing.body, /nothing to manage yet[\s\S]*action="\/billing\/checkout"/);
   });
 
   test('a refused token is explained in words and forgotten', async () => {
-    const otherPort = await t.token('loop-elsewhere', undefined, {
+    // Another DATA_DIR's development identity provider: its own key, its own port in the issuer.
+    const elsewhere = await signToken(await generateSigningKey(), {
+      sub: 'loop-elsewhere',
+      email: 'loop-elsewhere@example.com',
       issuer: 'http://127.0.0.1:8000/dev/idp',
+      audience: t.config.identity.audience,
     });
-    const refused = await post('/billing/checkout', { token: otherPort });
-    assert.equal(refused.statusCode, 401);
+    const posted = await post('/billing/checkout', { token: elsewhere });
+    assert.match(setCookies(posted).join('\n'), /billing_dev_token=; .*Max-Age=0/);
+    const refused = await landing(t, posted);
     assert.match(
       refused.body,
-      /Invalid token: wrong issuer: token says &quot;http:\/\/127\.0\.0\.1:8000\/dev\/idp&quot; \(this service&#39;s issuer is &quot;http:\/\/127\.0\.0\.1:0\/dev\/idp&quot;\)/,
+      /Invalid token: wrong issuer: token says &quot;http:\/\/127\.0\.0\.1:8000\/dev\/idp&quot;, expected &quot;http:\/\/127\.0\.0\.1:0\/dev\/idp&quot;\./,
     );
     const expired = await t.app.inject({
       method: 'GET',

@@ -21,7 +21,8 @@ const session = (offer: Partial<CheckoutOffer>) =>
   checkoutSessionParams({
     customerId: 'cus_1',
     priceId: 'price_1',
-    userId: 'u1',
+    quantity: 1,
+    owner: { type: 'user', id: 'u1' },
     successUrl: 'https://app.example.com/ok',
     cancelUrl: 'https://app.example.com/back',
     offer: { ...NONE, ...offer },

@@ -149,9 +149,11 @@ describe(`one trial per user (${databaseLabel})`, () => {
     const state = {
       id: 'sub_written_directly',
       customerId: 'cus_elsewhere',
-      userId: first.id,
+      owner: { type: 'user' as const, id: first.id },
       status: 'canceled' as const,
       priceId: 'price_sim_pro',
+      itemId: null,
+      quantity: null,
       cancelAtPeriodEnd: false,
       cancelAt: null,
       currentPeriodEnd: null,
@@ -169,7 +171,7 @@ describe(`one trial per user (${databaseLabel})`, () => {
     assert.equal((await summary('trial-eve')).trial_eligible, true);
     await store.transaction(async (tx) => {
       await tx.subscriptions.findForUpdate(state.id);
-      await tx.subscriptions.update({ ...state, userId: second.id, asOf: 2 });
+      await tx.subscriptions.update({ ...state, owner: { type: 'user', id: second.id }, asOf: 2 });
     });
     assert.equal((await summary('trial-eve')).trial_eligible, false);
     assert.equal((await summary('trial-dan')).trial_eligible, false, 'never cleared');

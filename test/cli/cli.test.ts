@@ -27,7 +27,7 @@ describe(`cli (${databaseLabel})`, () => {
     assert.equal(help.code, 0);
     assert.match(
       help.stdout,
-      /^usage: npm run cli -- token --sub <subject> --email <address> \[--ttl <seconds>\]/,
+      /^usage: npm run cli -- token \[--sub <subject>\] \[--email <address>\] \[--ttl <seconds>\]/,
     );
     assert.match(help.stdout, /--ttl <seconds>/);
   });
@@ -36,7 +36,7 @@ describe(`cli (${databaseLabel})`, () => {
     for (const [args, message] of [
       [[], /no command given/],
       [['bogus'], /unknown command "bogus"/],
-      [['token', '--sub', 'a'], /token: --email is required/],
+      [['token', '--sub', ' '], /token: --sub must not be empty/],
       [
         ['token', '--sub', 'a', '--email', 'a@example.com', '--ttl', 'soon'],
         /--ttl must be a whole number/,
@@ -74,6 +74,21 @@ describe(`cli (${databaseLabel})`, () => {
     });
     assert.equal(me.statusCode, 200);
     assert.equal(me.json().idp_id, 'cli-alice');
+  });
+
+  test('npm run token alone is for the default development user, said on stderr; users/me accepts it', async () => {
+    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '-s', 'token'], {
+      env: { ...process.env, ...t.env },
+    });
+    assert.match(stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    assert.match(stderr, /token for sub "dev-user", e-mail dev-user@example\.com/);
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/me',
+      headers: bearer(stdout.trim()),
+    });
+    assert.equal(me.statusCode, 200, me.body);
+    assert.deepEqual([me.json().idp_id, me.json().email], ['dev-user', 'dev-user@example.com']);
   });
 
   test('npm run token keeps its documented form', async () => {

@@ -208,7 +208,7 @@ describe('configuration: offers and entitlements', () => {
     );
     assert.match(
       refusal({ ...STRIPE, BILLING_ENTITLEMENTS_FILE: dir }),
-      /^Invalid configuration: BILLING_ENTITLEMENTS_FILE cannot be read \(EISDIR\)/,
+      /^Invalid configuration: BILLING_ENTITLEMENTS_FILE is not a regular file \(a directory\)/,
     );
   });
 

@@ -196,7 +196,7 @@ describe(`every answer is documented (${databaseLabel})`, () => {
       await t.composition.store.users.linkCustomer(
         user.id,
         await t.composition.payments.createCustomer(
-          { userId: user.id, email: user.email },
+          { owner: { type: 'user', id: user.id }, email: user.email },
           `customer:${user.id}`,
         ),
       );

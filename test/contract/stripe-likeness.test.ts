@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Ajv, type ValidateFunction } from 'ajv';
+import type Stripe from 'stripe';
 import { startPaymentsSimulator, type PaymentsSimulator } from '@billing/payments-simulator';
 import { openPglite } from '../../src/adapters/database/pglite.ts';
 import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
@@ -215,6 +216,7 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
           body: form,
         }).then((response) => {
           assert.ok(response.status < 400, `${path}: ${response.status}`);
+          return response.text();
         });
       const customer = await stripe.customers.create({ email: `${tag}@example.com` });
       const open = () =>
@@ -253,8 +255,35 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
         `subscription=${id}&price=price_sim_team`,
       );
       await post(`${new URL(portal.url).pathname}/update-card`, 'card=4444');
+      // A seat change as the service's seat sync makes it, its prorations billed by the renewal.
+      const item = (await stripe.subscriptions.retrieve(id)).items.data[0]!.id;
+      const seats = await post(
+        `/v1/subscriptions/${id}`,
+        `items[0][id]=${item}&items[0][quantity]=3&proration_behavior=create_prorations`,
+      );
+      assert.deepEqual(problems('SubscriptionObject', JSON.parse(seats)), [], 'a quantity update');
+      await post(`/_sim/subscriptions/${id}/renew`);
       await stripe.customers.update(customer.id, { name: 'Likeness' });
       await post(`/_sim/subscriptions/${id}/cancel-now`);
+      // A promotion code, automatic tax and two seats: discounts and taxes on every invoice,
+      // on a switch's prorations too.
+      const offered = await stripe.checkout.sessions.create({
+        mode: 'subscription',
+        customer: customer.id,
+        line_items: [{ price: 'price_sim_pro', quantity: 2 }],
+        success_url: 'https://app.example.test/ok',
+        discounts: [{ promotion_code: 'promo_sim_save20' }],
+        automatic_tax: { enabled: true },
+        customer_update: { address: 'auto' },
+      });
+      await post(`/checkout/${offered.id}/pay`);
+      const discounted = (await stripe.checkout.sessions.retrieve(offered.id))
+        .subscription as string;
+      await post(`/_sim/subscriptions/${discounted}/renew`);
+      await post(
+        `${new URL(portal.url).pathname}/switch`,
+        `subscription=${discounted}&price=price_sim_team`,
+      );
       await allDelivered(stripe); // the last deliveries landed
       return bodies.slice(start).map((body) => JSON.parse(body) as unknown);
     }
@@ -271,6 +300,13 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
         return found.length > 0 ? [`${event.type} ${event.id}: ${found.join('; ')}`] : [];
       });
       assert.deepEqual(distinct(wrong), []);
+      const pendingBilled = events
+        .flatMap((event) =>
+          event.type === 'invoice.paid' ? [event as Stripe.InvoicePaidEvent] : [],
+        )
+        .flatMap((event) => event.data.object.lines.data)
+        .filter((line) => line.parent?.subscription_item_details?.invoice_item);
+      assert.equal(pendingBilled.length, 2, "the seat change's prorations, billed by the renewal");
     });
 
     test('thin events: each a v2.core.event, and as GET /v2/core/events/:id answers it', async () => {

@@ -1,18 +1,20 @@
 // An event that carries its subscription's state, recorded and applied in one statement on a real
-// database: written over an older state of the same customer, nothing over a newer one, each with
-// the record; nothing at all where the ordering cannot settle it alone (the same second, nothing
-// stored, another customer). Deliveries of one event racing on several instances apply it once,
-// and two newer events racing leave the newest.
+// database: written over an older state of the same customer (an organisation's seats with it),
+// nothing over a newer one, each with the record; nothing at all where the ordering cannot settle
+// it alone (the same second, nothing stored, another customer). Deliveries of one event racing on
+// several instances apply it once, and two newer events racing leave the newest.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createEventLedger } from '../../src/adapters/database/event-ledger.ts';
 import { openMigratedDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
 import { createStore } from '../../src/adapters/database/store.ts';
+import type { SubjectRef } from '../../src/domain/model.ts';
 import type { CarriedState } from '../../src/domain/ports/event-ledger.ts';
 import { createTestDatabase, databaseLabel, type TestDatabase } from '../helpers/database.ts';
 
 const STORED_AS_OF = 1_700_000_000;
+const ISSUER = 'https://idp.example.com';
 
 describe(`an event with its state in one statement (${databaseLabel})`, () => {
   let database: TestDatabase;
@@ -44,15 +46,20 @@ describe(`an event with its state in one statement (${databaseLabel})`, () => {
     await database.drop();
   });
 
-  /** A stored subscription, active, as of STORED_AS_OF. */
-  async function storedSubscription(id: string): Promise<CarriedState> {
+  /** A stored subscription of a user, else of an organisation, active, as of STORED_AS_OF. */
+  async function storedSubscription(id: string, payer: SubjectRef['type'] = 'user') {
     const store = createStore(db);
-    const user = await store.users.upsertByIdpId(`user-${id}`, `${id}@example.com`);
+    const owner: SubjectRef =
+      payer === 'user'
+        ? { type: 'user', id: (await store.users.upsertByIdpId(`user-${id}`, `${id}@x.test`)).id }
+        : { type: 'organization', id: (await store.organizations.upsert(ISSUER, `org-${id}`)).id };
     const state: CarriedState = {
       id,
       customerId: `cus_${id}`,
       status: 'active',
       priceId: 'price_pro',
+      itemId: `si_${id}`,
+      quantity: 1,
       cancelAtPeriodEnd: false,
       cancelAt: null,
       currentPeriodEnd: new Date((STORED_AS_OF + 30 * 86_400) * 1000),
@@ -61,7 +68,7 @@ describe(`an event with its state in one statement (${databaseLabel})`, () => {
       paymentFailedAt: null,
       asOf: STORED_AS_OF,
     };
-    assert.ok(await store.subscriptions.insert({ ...state, userId: user.id }));
+    assert.ok(await store.subscriptions.insert({ ...state, owner }));
     return state;
   }
   const canceling = (state: CarriedState, asOf: number): CarriedState => ({
@@ -93,6 +100,19 @@ describe(`an event with its state in one statement (${databaseLabel})`, () => {
     const after = await storedState('sub_newer');
     assert.deepEqual([after.cancelAtPeriodEnd, after.asOf], [true, STORED_AS_OF + 5]);
     assert.ok(await recorded('evt_newer'));
+  });
+
+  test("an organisation's newer event: its seats written with the state, the organisation still paying", async () => {
+    const stored = await storedSubscription('sub_org', 'organization');
+    const before = await storedState('sub_org');
+    const step = await createEventLedger(db).recordWithState(record('evt_org', STORED_AS_OF + 5), {
+      ...stored,
+      quantity: 7,
+      asOf: STORED_AS_OF + 5,
+    });
+    assert.equal(step, 'written');
+    const after = await storedState('sub_org');
+    assert.deepEqual([after.quantity, after.itemId, after.owner], [7, 'si_sub_org', before.owner]);
   });
 
   test('an older event: recorded, the stored state left alone', async () => {

@@ -1,6 +1,7 @@
 // /billing says a user's state in words, above all where the tier and the provider's status seem
 // to disagree: a failed renewal keeps the tier for the grace period (and says until when), a
-// cancellation at period end keeps it until then.
+// cancellation at period end keeps it until then; a trial says what happens when it ends, from
+// whether its checkout took a card.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { accountView } from '../../src/dev/account-words.ts';
@@ -12,6 +13,7 @@ const policy = {
     ['price_team', 'team'],
   ]),
   graceDays: 7,
+  trialRequiresCard: true,
 };
 const now = new Date('2026-06-15T12:00:00Z');
 const DAY = 86_400_000;
@@ -23,9 +25,11 @@ function user(status: SubscriptionStatus | null, overrides: Partial<Subscription
       : {
           id: 'sub_1',
           customerId: 'cus_1',
-          userId: 'u1',
+          owner: { type: 'user', id: 'u1' },
           status,
           priceId: 'price_team',
+          itemId: 'si_1',
+          quantity: 1,
           cancelAtPeriodEnd: false,
           cancelAt: null,
           currentPeriodEnd: new Date('2026-07-01T00:00:00Z'),
@@ -123,15 +127,20 @@ describe('the account in words', () => {
     );
   });
 
-  test('trialing: the trial and until when', () => {
-    const view = accountView(
-      user('trialing', { trialEnd: new Date('2026-06-29T12:00:00Z') }),
-      policy,
-      now,
-    );
-    assert.equal(view.tier, 'team');
-    assert.deepEqual(view.status, [
-      'Your team trial runs until 2026-06-29 12:00 UTC; then the subscription starts, if there is a way to pay for it.',
+  test('trialing: until when, and what then, from whether the checkout took a card', () => {
+    const trialing = user('trialing', { trialEnd: new Date('2026-06-29T12:00:00Z') });
+    const withCard = accountView(trialing, policy, now);
+    assert.equal(withCard.tier, 'team');
+    assert.deepEqual(withCard.status, [
+      'Your team trial runs until 2026-06-29 12:00 UTC.',
+      'Then the team subscription starts and the card given at checkout is charged, unless you cancel before.',
     ]);
+    const cardless = accountView(trialing, { ...policy, trialRequiresCard: false }, now);
+    assert.deepEqual(cardless.status, [
+      'Your team trial runs until 2026-06-29 12:00 UTC.',
+      'The checkout asked for no card. If one is on file by then (add it in the billing portal), the team subscription starts and the card is charged; without one the trial is canceled and you are back on free.',
+    ]);
+    for (const { status } of [withCard, cardless])
+      assert.doesNotMatch(status.join(' '), /if there is a way to pay/);
   });
 });

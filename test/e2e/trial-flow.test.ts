@@ -94,7 +94,7 @@ describe(
       await page.goto(`${service.url}/billing`);
       const free = await until(
         async () => (await page.reload(), text()),
-        (body) => /Your tier: free/.test(body),
+        (body) => /Tier\s*free/.test(body),
       );
       assert.match(free, /subscription was canceled/);
       assert.equal(await page.textContent('#status'), 'canceled');

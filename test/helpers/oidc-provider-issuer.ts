@@ -1,7 +1,8 @@
 // panva's oidc-provider (a certified OpenID Provider) as a real issuer beside the stand-in of
 // support/oidc-issuer.ts: client-credentials grants with resource indicators (RFC 8707) give RFC 9068
 // `at+jwt` access tokens for one resource (audience), signed with an ES256 key it publishes. The
-// e-mail goes into the access token through `extraTokenClaims`, as the README tells operators.
+// e-mail (and any further claims, an organisation's say) goes into the access token through
+// `extraTokenClaims`, as the README tells operators.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -22,6 +23,7 @@ const CLIENT = {
 export async function startOidcProvider(
   resources: string[],
   email: (clientId: string) => string | undefined,
+  claims: (clientId: string) => Record<string, unknown> = () => ({}),
 ): Promise<RealIssuer> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const server = createServer();
@@ -57,8 +59,9 @@ export async function startOidcProvider(
       },
     },
     extraTokenClaims: async (_ctx, token) => {
-      const address = token.clientId === undefined ? undefined : email(token.clientId);
-      return address === undefined ? undefined : { email: address };
+      if (token.clientId === undefined) return undefined;
+      const address = email(token.clientId);
+      return { ...claims(token.clientId), ...(address === undefined ? {} : { email: address }) };
     },
   });
   server.on('request', provider.callback());

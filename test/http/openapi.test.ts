@@ -107,6 +107,27 @@ describe('OpenAPI document, docs and health', () => {
     );
   });
 
+  test("what Redocly's recommended rules ask: servers, a licence, every operation's security (the webhook's is its signature header)", async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    assert.deepEqual(
+      document.servers.map((server: { url: string }) => server.url),
+      ['/'],
+    );
+    assert.ok(document.info.license.name);
+    for (const [path, item] of Object.entries(document.paths) as [
+      string,
+      Record<string, { security?: unknown[] }>,
+    ][])
+      for (const [method, operation] of Object.entries(item))
+        assert.ok(Array.isArray(operation.security), `${method} ${path} declares its security`);
+    const webhook = document.paths['/api/v1/webhooks/payments'].post;
+    assert.deepEqual(webhook.security, []);
+    const signature = webhook.parameters.find(
+      (p: { in: string; name: string }) => p.in === 'header' && p.name === 'stripe-signature',
+    );
+    assert.match(signature.schema.description ?? signature.description, /HMAC-SHA256/);
+  });
+
   test('/docs serves an HTML page', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/docs' });
     const page =

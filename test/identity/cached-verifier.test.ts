@@ -30,8 +30,9 @@ function fakeInner(delayMs = 0): TokenVerifier & { calls: number } {
       const [, payload, signature] = token.split('.');
       if (signature !== 'sig') throw new DomainError('invalid_token', 'Invalid token');
       const { sub } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { sub: string };
-      return { idpId: sub, email: `${sub}@example.com` };
+      return { idpId: sub, email: `${sub}@example.com`, organization: null };
     },
+    verifyService: () => Promise.reject(new Error('not used')),
   };
   return fake;
 }
@@ -51,7 +52,7 @@ describe('cached token verifier', () => {
     const token = jwt({ sub: 'alice', exp: expIn(3600) });
     const first = await verifier.verify(token);
     const second = await verifier.verify(token);
-    assert.deepEqual(second, { idpId: 'alice', email: 'alice@example.com' });
+    assert.deepEqual(second, { idpId: 'alice', email: 'alice@example.com', organization: null });
     assert.deepEqual(second, first);
     assert.equal(inner.calls, 1);
   });

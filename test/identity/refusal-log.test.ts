@@ -1,6 +1,7 @@
-// Every 401 leaves its reason in the service's log (expired, wrong issuer, wrong audience, unknown
-// key, bad signature, no e-mail and what userinfo said, no credentials), and never the token. The
-// real service process, a real local issuer, real signed tokens; the log is read as an operator would.
+// Every 401 leaves its reason in the service's log (expired, wrong issuer beside the expected one,
+// wrong audience, unknown key, bad signature, no e-mail and what userinfo said, no credentials), and
+// never the token. The real service process, a real local issuer, real signed tokens; the log is
+// read as an operator would.
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
@@ -77,6 +78,20 @@ describe(`the reason of every 401 is logged (${databaseLabel})`, () => {
             }),
           ),
         /wrong issuer.*evil\.example/,
+      ],
+      [
+        "another issuer's token, signed by its own key (another DATA_DIR's development issuer)",
+        async () =>
+          bearer(
+            signToken(await generateSigningKey(), {
+              sub: 'alice',
+              email: 'a@example.com',
+              issuer: 'http://127.0.0.1:8000/dev/idp',
+              audience: issuer.audience,
+            }),
+          ),
+        // Named before any key is looked up: not "unknown signing key".
+        /^wrong issuer: token says "http:\/\/127\.0\.0\.1:8000\/dev\/idp", expected "http:\/\/127\.0\.0\.1:\d+[^"]*"$/,
       ],
       [
         'unknown key',

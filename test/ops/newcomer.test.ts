@@ -117,12 +117,14 @@ describe(
         );
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
-      assert.ok(
+      // The banner follows the listening socket (the service first records where it listens).
+      const bannerShown = () =>
         lines.some(
           (line) => line.includes(`Start here`) && line.includes(`http://127.0.0.1:${port}/`),
-        ),
-        `the banner lists what to open: ${lines.join('\n')}`,
-      );
+        );
+      for (let waited = 0; !bannerShown() && waited < 10_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(bannerShown(), `the banner lists what to open: ${lines.join('\n')}`);
 
       const steps = walkThrough(await readFile(join(clone, 'README.md'), 'utf8'));
       assert.deepEqual(

@@ -1,11 +1,15 @@
 // A start-up that fails says why: a bad configuration names every variable at fault, one line
 // each; an unreachable DATABASE_URL its cause (connection refused), host and port, on one line,
-// never the password.
+// never the password; a port in use the address and the variable to change, whichever listener
+// (the API, the payment simulator, the metrics) it was.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { freePort } from '../../support/free-port.ts';
+import { freshDataDir } from '../helpers/data-dir.ts';
 
 /** The server process started on `env`: its exit code and stderr. */
 async function start(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
@@ -51,4 +55,34 @@ describe('start-up failure', () => {
     assert.match(stderr, new RegExp(`127\\.0\\.0\\.1:${port}`));
     assert.doesNotMatch(stderr, /hunter2/);
   });
+
+  for (const variable of ['PORT', 'PAYMENTS_SIMULATOR_PORT', 'METRICS_PORT']) {
+    test(`a busy ${variable}: the address and the variable to change, one line, exit 1`, async () => {
+      const taken = createServer();
+      taken.listen(0, '127.0.0.1');
+      await once(taken, 'listening');
+      const busy = String((taken.address() as { port: number }).port);
+      const dataDir = freshDataDir('billing-busy-port');
+      try {
+        const { code, stderr } = await start({
+          DATABASE_URL: 'memory://',
+          DATA_DIR: dataDir,
+          PORT: '0',
+          PAYMENTS_SIMULATOR_PORT: '0',
+          [variable]: busy,
+        });
+        assert.equal(code, 1);
+        assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
+        assert.match(
+          stderr,
+          new RegExp(
+            `^Start-up failed: 127\\.0\\.0\\.1:${busy} is in use by another process: stop it, or set ${variable} to a free port`,
+          ),
+        );
+      } finally {
+        taken.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -1,4 +1,5 @@
-// The portal's "Update card": a new (simulated) card becomes the customer's default payment method
+// Cards: the one a checkout takes stays attached to the customer, as at Stripe; the portal's
+// "Update card" attaches a new (simulated) one that becomes the customer's default payment method
 // and that of each live subscription, with the events Stripe sends: payment_method.attached,
 // customer.updated, then customer.subscription.updated per subscription whose default changed.
 import type Stripe from 'stripe';
@@ -6,6 +7,7 @@ import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { previousAttributes, type Trigger } from './events.ts';
 import { newId } from './ids.ts';
+import type { Documents } from './store.ts';
 import { ENDED, locked, update } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
 
@@ -68,17 +70,26 @@ export function updateCard(
   return mutate(ctx, trigger, (unit) => applyCard(unit, customerId, last4));
 }
 
+/** A test card (by its last four digits) attached to the customer, stored. */
+export async function attachCard(
+  docs: Documents,
+  customer: Stripe.Customer,
+  last4: string,
+): Promise<Stripe.PaymentMethod> {
+  const method = buildCard(customer, last4, TEST_CARDS[last4]!.brand);
+  await docs.save('payment_method', method);
+  return method;
+}
+
 /** In a unit of work: the card becomes the customer's default and its live subscriptions'. */
 export async function applyCard(
   unit: Unit,
   customerId: string,
   last4: string,
 ): Promise<Stripe.PaymentMethod> {
-  const card = TEST_CARDS[last4]!;
   const before = (await unit.docs.require<Stripe.Customer>('customer', customerId, { lock: true }))
     .data;
-  const method = buildCard(before, last4, card.brand);
-  await unit.docs.save('payment_method', method);
+  const method = await attachCard(unit.docs, before, last4);
   await unit.emit('payment_method.attached', method);
   const after: Stripe.Customer = {
     ...before,
@@ -100,26 +111,23 @@ export async function applyCard(
 }
 
 /**
- * The customer's card as the portal shows it: "Visa •••• 4242" (the checkout's card until one is
- * added), or "No card on file" when none of `subscriptions` has one either (a trial started
- * without a card).
+ * The customer's card as the portal shows it: "Visa •••• 4242", the default payment method, else
+ * the card attached last (the checkout's, say); "No card on file" when none was ever attached (a
+ * trial started without a card).
  */
-export async function cardLabel(
-  ctx: SimContext,
-  customer: Stripe.Customer,
-  subscriptions?: readonly Stripe.Subscription[],
-): Promise<string> {
+export async function cardLabel(ctx: SimContext, customer: Stripe.Customer): Promise<string> {
   const id = customer.invoice_settings?.default_payment_method;
-  if (
-    id == null &&
-    subscriptions !== undefined &&
-    subscriptions.every((subscription) => subscription.default_payment_method === null)
-  )
-    return 'No card on file';
   const method =
     typeof id === 'string'
       ? (await ctx.docs.get<Stripe.PaymentMethod>('payment_method', id))?.data
-      : undefined;
-  const last4 = method?.card?.last4 ?? '4242';
-  return `${TEST_CARDS[last4]?.label ?? method?.card?.brand ?? 'Card'} •••• ${last4}`;
+      : (
+          await ctx.docs.list<Stripe.PaymentMethod>(
+            'payment_method',
+            { customer: customer.id },
+            { limit: 1 },
+          )
+        ).data[0]?.data;
+  if (method?.card == null) return 'No card on file';
+  const { last4, brand } = method.card;
+  return `${TEST_CARDS[last4]?.label ?? brand} •••• ${last4}`;
 }

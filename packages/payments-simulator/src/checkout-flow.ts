@@ -5,6 +5,7 @@
 // when payment_method_collection=if_required; a redeemed code becomes the subscription's discount;
 // automatic tax is on the subscription and its invoices.
 import type Stripe from 'stripe';
+import { attachCard } from './card-update.ts';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { AUTOMATIC, previousAttributes, type Trigger } from './events.ts';
@@ -115,6 +116,8 @@ async function pay(
   const price = (await unit.docs.require<Stripe.Price>('price', line.price)).data;
   const payer = await payingCustomer(unit.docs, { session: open, extra }, email);
   const { customer } = payer;
+  // The card the page takes stays attached to the customer, as Checkout leaves it at Stripe.
+  const card = collectsCard(open) ? await attachCard(unit.docs, customer, '4242') : null;
   const data = extra.subscription_data;
   const trialEnd = trialEndOf(
     { days: data.trial_period_days ?? null, end: data.trial_end ?? null },
@@ -131,7 +134,7 @@ async function pay(
       periodEnd: trialEnd ?? addMonth(at),
       trialEnd,
       missingPaymentMethod: data.missing_payment_method ?? undefined,
-      paymentMethod: collectsCard(open) ? undefined : null,
+      paymentMethod: card?.id ?? null,
       automaticTax: open.automatic_tax.enabled,
     }),
     customer,

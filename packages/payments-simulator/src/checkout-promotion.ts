@@ -5,13 +5,13 @@ import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { AUTOMATIC } from './events.ts';
 import {
+  dueToday,
   hasTrial,
   sessionDiscounts,
   totalsOf,
-  type SessionDiscount,
   type SessionExtra,
 } from './objects/checkout.ts';
-import { couponOf, findPromotionCode, percentOff, SIMULATED_TAX } from './objects/offers.ts';
+import { appliedDiscount, couponOf, findPromotionCode, SIMULATED_TAX } from './objects/offers.ts';
 
 type Session = Stripe.Checkout.Session;
 
@@ -31,21 +31,25 @@ export function applyPromotionCode(
       return { session: stored.data, applied: false };
     const found = code === null ? null : await findPromotionCode(unit.docs, code);
     if (code !== null && found === null) return { session: stored.data, applied: false };
-    const discount: SessionDiscount | null =
-      found === null ? null : { coupon: couponOf(found), promotionCode: found.id };
+    const discount =
+      found === null
+        ? null
+        : await appliedDiscount(
+            unit.docs,
+            { coupon: couponOf(found), promotionCode: found.id },
+            null,
+          );
     const extra = stored.extra as unknown as SessionExtra;
     const line = extra.line_items[0]!;
     const price = (await unit.docs.require<Stripe.Price>('price', line.price)).data;
+    const due = dueToday({ price, quantity: line.quantity }, hasTrial(extra.subscription_data), {
+      discount,
+      taxPercent: stored.data.automatic_tax.enabled ? SIMULATED_TAX.percent : null,
+    });
     const session: Session = {
       ...stored.data,
       discounts: sessionDiscounts(discount),
-      ...totalsOf((price.unit_amount ?? 0) * line.quantity, hasTrial(extra.subscription_data), {
-        discount:
-          discount === null
-            ? null
-            : { id: '', percentOff: await percentOff(unit.docs, discount.coupon) },
-        taxPercent: stored.data.automatic_tax.enabled ? SIMULATED_TAX.percent : null,
-      }),
+      ...totalsOf(due),
     };
     await unit.docs.save('checkout.session', session);
     return { session, applied: true };

@@ -5,6 +5,7 @@
 // then wrong until it reconciles with the provider (lists the subscriptions and applies them).
 // Each change is exactly what the ordinary control or page does, with its events dropped.
 import type Stripe from 'stripe';
+import { attachCard } from './card-update.ts';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { SUBSCRIPTION_ACTIONS } from './api/controls.ts';
 import { invalidParam } from './errors.ts';
@@ -71,6 +72,7 @@ export function subscribeElsewhere(
           ).data;
     const taken = takeInvoiceNumber(existing);
     await docs.save('customer', taken.customer);
+    const card = await attachCard(docs, taken.customer, '4242');
     const created = buildSubscription({
       customer: taken.customer.id,
       price,
@@ -79,6 +81,7 @@ export function subscribeElsewhere(
       description: null,
       start: at,
       periodEnd: addMonth(at),
+      paymentMethod: card.id,
     });
     const invoice = buildInvoice({
       subscription: created,

@@ -44,7 +44,7 @@ export class Expander {
       );
       value = target[key] = await lineItemsOf(
         this.docs,
-        target.id as string,
+        stored!.data,
         stored!.extra as unknown as SessionExtra,
       );
     } else if (typeof value === 'string') {

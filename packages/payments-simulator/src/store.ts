@@ -10,6 +10,7 @@ export type SimType =
   | 'checkout.session'
   | 'subscription'
   | 'invoice'
+  | 'invoiceitem'
   | 'billing_portal.session'
   | 'payment_method'
   | 'coupon'
@@ -25,6 +26,11 @@ type Doc = { id: string; created?: number; start?: number } & Record<string, unk
 const field = (doc: Doc, name: string): string | null =>
   typeof doc[name] === 'string' ? (doc[name] as string) : null;
 
+/** The subscription an invoice or invoice item belongs to (its `parent`). */
+const subscriptionOf = (doc: Doc): string | null =>
+  (doc.parent as { subscription_details?: { subscription?: string } } | null)?.subscription_details
+    ?.subscription ?? null;
+
 // Columns the lists filter on: the customer, the status, and one reference per type.
 function indexOf(type: SimType, doc: Doc): [string | null, string | null, string | null] {
   switch (type) {
@@ -36,14 +42,15 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
     case 'billing_portal.session':
     case 'payment_method':
       return [field(doc, 'customer'), field(doc, 'status'), null];
-    case 'invoice': {
-      const parent = doc.parent as { subscription_details?: { subscription?: string } } | null;
+    case 'invoice':
+      return [field(doc, 'customer'), field(doc, 'status'), subscriptionOf(doc)];
+    case 'invoiceitem':
+      // Pending until an invoice bills it.
       return [
         field(doc, 'customer'),
-        field(doc, 'status'),
-        parent?.subscription_details?.subscription ?? null,
+        doc.invoice === null ? 'pending' : 'invoiced',
+        subscriptionOf(doc),
       ];
-    }
     case 'price':
       return [null, doc.active === false ? 'inactive' : 'active', field(doc, 'product')];
     case 'product':

@@ -1,17 +1,15 @@
-// Changes a person or the API makes to a subscription: field updates and scheduled cancellations
-// (customer.subscription.updated when something changed), cancel now (...deleted), and a plan
-// switch that bills the prorations at once (invoice.created, .finalized, .paid). A cancellation is
-// scheduled either of Stripe's ways: `cancel_at` (the flexible billing mode's, what Stripe's portal
-// does for the pinned API version) or the classic `cancel_at_period_end`, which sets cancel_at too.
+// Changes a person or the API makes to a subscription: field updates, item changes (item-change.ts)
+// and scheduled cancellations (customer.subscription.updated when something changed), cancel now
+// (...deleted), and the portal's plan switch that bills the prorations at once (invoice.created,
+// .finalized, .paid). A cancellation is scheduled either of Stripe's ways: `cancel_at` (the
+// flexible billing mode's, what Stripe's portal does for the pinned API version) or the classic
+// `cancel_at_period_end`, which sets cancel_at too.
 import type Stripe from 'stripe';
 import { mutate, type Outcome, type SimContext } from './context.ts';
 import { invalidParam } from './errors.ts';
 import type { Trigger } from './events.ts';
-import { planOf } from './objects/catalog.ts';
-import { announceInvoice, nextInvoiceNumber } from './invoicing.ts';
-import { adjustmentsOf } from './objects/offers.ts';
-import { buildProrationInvoice } from './objects/proration.ts';
-import { customerIdOf, itemOf, scheduledEnd } from './objects/subscriptions.ts';
+import { changeItem, type ItemChange } from './item-change.ts';
+import { itemOf, scheduledEnd } from './objects/subscriptions.ts';
 import { ENDED, locked, update, type Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
 
@@ -40,7 +38,7 @@ export function scheduleCancel(
   );
 }
 
-const refuseEnded = (subscription: Subscription, param: string): void => {
+export const refuseEnded = (subscription: Subscription, param: string): void => {
   if (ENDED.includes(subscription.status))
     throw invalidParam(
       'A canceled subscription can only update its cancellation_details and metadata.',
@@ -86,16 +84,18 @@ export function withCancelAtPeriodEnd(subscription: Subscription, cancel: boolea
   };
 }
 
-/** Any change to the subscription's own fields (POST /v1/subscriptions/:id). */
+/** Any change to the subscription's own fields, and to its item (POST /v1/subscriptions/:id). */
 export function changeSubscription(
   ctx: SimContext,
   id: string,
   trigger: Trigger,
   change: (subscription: Subscription) => Subscription,
+  item?: ItemChange,
 ): Promise<Outcome<Changed>> {
   return mutate(ctx, trigger, async (unit) => {
     const before = await locked(unit, id);
     const after = change(before);
+    if (item !== undefined) return changeItem(unit, before, after, item);
     await update(unit, before, after);
     return { subscription: after, invoice: null };
   });
@@ -151,30 +151,12 @@ export function switchPrice(
     const item = itemOf(before);
     if (item.price.id === priceId)
       throw invalidParam(`Subscription ${id} is already on price ${priceId}.`, 'price');
-    const price = (await unit.docs.require<Stripe.Price>('price', priceId, { param: 'price' }))
-      .data;
-    const switched: Subscription = {
-      ...before,
-      items: { ...before.items, data: [{ ...item, price, plan: planOf(price) }] },
-    };
-    if (before.status === 'trialing') {
-      // Nothing was charged for the trial, so there is nothing to prorate: the trial goes on.
-      await update(unit, before, switched);
-      return { subscription: switched, invoice: null };
-    }
-    const taken = await nextInvoiceNumber(unit, customerIdOf(before));
-    const invoice = buildProrationInvoice({
-      before,
-      after: switched,
-      customer: taken.customer,
-      at: nowSeconds(),
-      number: taken.number,
-      adjustments: await adjustmentsOf(unit.docs, before),
+    // The portal keeps the quantity and bills the prorations at once.
+    return changeItem(unit, before, before, {
+      item: item.id,
+      price: priceId,
+      quantity: item.quantity ?? 1,
+      proration: 'always_invoice',
     });
-    const after: Subscription = { ...switched, latest_invoice: invoice.id };
-    await unit.docs.save('invoice', invoice);
-    await update(unit, before, after);
-    await announceInvoice(unit, invoice, 'paid');
-    return { subscription: after, invoice };
   });
 }

@@ -82,9 +82,9 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
   return mutate(ctx, trigger, async (unit) => {
     const before = await locked(unit, id);
     refuseEnded(before, 'renewed');
-    const end = endsThisPeriod(before);
-    if (end !== null) return endAtPeriodEnd(unit, before, end);
     const at = nowSeconds();
+    // The period's end arrives now: the subscription ends now, whatever date its period said.
+    if (endsThisPeriod(before) !== null) return endAtPeriodEnd(unit, before, at);
     let invoice: Stripe.Invoice;
     let after: Subscription;
     const open = await openInvoice(unit, before);

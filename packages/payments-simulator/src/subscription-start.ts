@@ -6,7 +6,7 @@ import type Stripe from 'stripe';
 import type { Unit } from './context.ts';
 import type { SessionDiscount } from './objects/checkout.ts';
 import { buildInvoice, trialLines } from './objects/invoices.ts';
-import { buildDiscount, percentOff, redeem, SIMULATED_TAX } from './objects/offers.ts';
+import { appliedDiscount, buildDiscount, redeem, SIMULATED_TAX } from './objects/offers.ts';
 import { itemOf } from './objects/subscriptions.ts';
 import type { Documents } from './store.ts';
 
@@ -50,10 +50,7 @@ export async function startSubscription(
     at,
     number,
     adjustments: {
-      discount:
-        discount === null
-          ? null
-          : { id: discount.id, percentOff: await percentOff(docs, redeemed!.coupon) },
+      discount: discount && (await appliedDiscount(docs, redeemed!, discount.id)),
       taxPercent: built.automatic_tax.enabled ? SIMULATED_TAX.percent : null,
     },
     ...(trialEnd !== null && {

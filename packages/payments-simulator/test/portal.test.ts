@@ -169,7 +169,9 @@ describe(`billing portal in the simulator (${databaseLabel})`, () => {
       eventsAfter(start).map((e) => [e.type, (e.data.object as Stripe.Subscription).status]),
       [['customer.subscription.deleted', 'canceled']],
     );
-    assert.match(await (await fetch(portal.url)).text(), /No active subscription/);
+    const page = await (await fetch(portal.url)).text();
+    assert.match(page, /No active subscription/);
+    assert.match(page, /id="card">Visa •••• 4242/, "the checkout's card stays attached");
   });
 
   test('update card: payment_method.attached, customer.updated, customer.subscription.updated', async () => {

@@ -8,7 +8,7 @@ import type { CarriedState, OneStep } from '../../domain/ports/event-ledger.ts';
 import { SET_NEWER_TERMS, stateParams } from './repositories/subscriptions.ts';
 import type { SqlClient } from './sql-client.ts';
 
-// $1 to $10: the state (stateParams); $11 to $15: the record. The ordering rule as the
+// $1 to $12: the state (stateParams); $13 to $17: the record. The ordering rule as the
 // repository's conditional write has it: written over an earlier second of the same customer,
 // nothing over a later second; the same second, or nothing stored, is left to the caller.
 const RECORD_WITH_STATE = `WITH stored AS (
@@ -17,7 +17,7 @@ const RECORD_WITH_STATE = `WITH stored AS (
     FROM subscriptions WHERE id = $1 FOR UPDATE),
   recorded AS (
     INSERT INTO webhook_events (id, type, livemode, outcome, event_created)
-    SELECT $11, $12, $13, $14, to_timestamp($15) FROM stored WHERE verdict IS NOT NULL
+    SELECT $13, $14, $15, $16, to_timestamp($17) FROM stored WHERE verdict IS NOT NULL
     ON CONFLICT (id) DO NOTHING RETURNING 1),
   written AS (
     UPDATE subscriptions SET ${SET_NEWER_TERMS}
@@ -25,7 +25,7 @@ const RECORD_WITH_STATE = `WITH stored AS (
       AND EXISTS (SELECT 1 FROM recorded)
     RETURNING 1)
   SELECT (SELECT verdict FROM stored) AS verdict, EXISTS (SELECT 1 FROM recorded) AS recorded,
-    EXISTS (SELECT 1 FROM webhook_events WHERE id = $11) AS seen`;
+    EXISTS (SELECT 1 FROM webhook_events WHERE id = $13) AS seen`;
 
 export async function recordWithState(
   db: SqlClient,

@@ -15,6 +15,14 @@ export interface DatabaseServer {
   stop(): Promise<void>;
 }
 
+/** The embedded server is reached directly, never through a pooler: its statements are named. */
+const embeddedReach = (url: string, poolSize: number): ReachableDatabaseConfig => ({
+  kind: 'postgres',
+  url,
+  poolSize,
+  preparedStatements: true,
+});
+
 export async function serveDatabase(config: DatabaseConfig): Promise<DatabaseServer> {
   if (config.kind !== 'embedded') return { reach: config, stop: async () => {} };
   const ownership = await claimDataDir(config.dataDir);
@@ -22,7 +30,7 @@ export async function serveDatabase(config: DatabaseConfig): Promise<DatabaseSer
     const { startEmbeddedPostgres } = await import('./embedded-postgres.ts');
     const server = await startEmbeddedPostgres(config.dataDir);
     return {
-      reach: { kind: 'postgres', url: server.url, poolSize: config.poolSize },
+      reach: embeddedReach(server.url, config.poolSize),
       async stop() {
         await server.stop();
         await ownership.release();
@@ -47,11 +55,7 @@ export async function reachDatabase(config: DatabaseConfig): Promise<DatabaseSer
   if (config.kind === 'embedded' && (await dataDirOwner(config.dataDir)) !== null) {
     const { embeddedPostgresUrl } = await import('./embedded-cluster.ts');
     return {
-      reach: {
-        kind: 'postgres',
-        url: await embeddedPostgresUrl(config.dataDir),
-        poolSize: config.poolSize,
-      },
+      reach: embeddedReach(await embeddedPostgresUrl(config.dataDir), config.poolSize),
       stop: async () => {},
     };
   }
@@ -59,7 +63,8 @@ export async function reachDatabase(config: DatabaseConfig): Promise<DatabaseSer
 }
 
 export async function openDatabase(config: ReachableDatabaseConfig): Promise<Database> {
-  if (config.kind === 'postgres') return openPostgres(config.url, config.poolSize);
+  if (config.kind === 'postgres')
+    return openPostgres(config.url, config.poolSize, config.preparedStatements);
   // Loaded only when used: PGlite's module costs some 35 MB per process that PostgreSQL never needs.
   const { openPglite } = await import('./pglite.ts');
   return openPglite();

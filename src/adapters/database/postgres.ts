@@ -23,8 +23,14 @@ const UNAVAILABLE_CODES = new Set([
   '08006',
 ]);
 
+// A pooler's own errors (PgBouncer's query_wait_timeout, "no more connections allowed", "server
+// login has been failing"...) are protocol violations, and fatal: it closes the connection after
+// them. PostgreSQL's own 08P01 for a malformed statement is an ERROR and stays one.
+const POOLER_ERROR = '08P01';
+
 function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
+  const { code, severity } = error as { code?: string; severity?: string };
+  if (code === POOLER_ERROR) return severity === 'FATAL';
   if (code !== undefined) return UNAVAILABLE_CODES.has(code);
   return (
     error instanceof Error &&
@@ -48,10 +54,13 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-// Prepared statements: the repositories' SQL is fixed text, so each statement gets a name and
-// PostgreSQL parses (and, after a few runs, plans) it once per connection instead of on every call.
-// Bounded, so SQL built per call could never grow the server's per-connection cache without end.
-// (A transaction-pooling PgBouncer older than 1.21 does not support named statements.)
+// Named (prepared) statements: PostgreSQL parses and, after a few runs, plans each statement once
+// per connection instead of on every call. A name is state of the server connection, and a pooler
+// in transaction mode (PgBouncer before 1.21, among others) hands that connection to other clients
+// between transactions, where the name is taken already or missing. So statements are named only
+// when asked (DATABASE_PREPARED_STATEMENTS, or the embedded server, reached directly); otherwise
+// each is the unnamed statement, which lives until the next one. Names are bounded, so SQL built
+// per call could never grow the server's per-connection cache without end.
 const MAX_NAMED_STATEMENTS = 500;
 const statementNames = new Map<string, string>();
 
@@ -64,16 +73,19 @@ function statementName(sql: string): string | undefined {
   return name;
 }
 
-const namedQuery = (sql: string, params: SqlParam[]) => ({
+type ToQuery = (sql: string, params: SqlParam[]) => pg.QueryConfig<SqlParam[]>;
+
+const unnamedQuery: ToQuery = (sql, params) => ({ text: sql, values: params });
+const namedQuery: ToQuery = (sql, params) => ({
   name: statementName(sql),
   text: sql,
   values: params,
 });
 
-function sqlClientOn(target: pg.Pool | pg.PoolClient): SqlClient {
+function sqlClientOn(target: pg.Pool | pg.PoolClient, toQuery: ToQuery): SqlClient {
   return {
     async query<Row>(sql: string, params: SqlParam[] = []) {
-      return guarded(async () => (await target.query(namedQuery(sql, params))).rows as Row[]);
+      return guarded(async () => (await target.query(toQuery(sql, params))).rows as Row[]);
     },
     async exec(sql: string) {
       await guarded(() => target.query(sql));
@@ -108,9 +120,13 @@ const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED';
  * COMMIT, sent with the last statement: a failed statement aborts the transaction, and the server
  * answers that COMMIT with a rollback; the statement's error is what is thrown.
  */
-async function commit(connection: pg.PoolClient, last: Statement | undefined): Promise<void> {
+async function commit(
+  connection: pg.PoolClient,
+  last: Statement | undefined,
+  toQuery: ToQuery,
+): Promise<void> {
   const [lastDone, committing] = sentTogether(connection, () => [
-    last && pipelined(connection.query(namedQuery(last.sql, last.params))),
+    last && pipelined(connection.query(toQuery(last.sql, last.params))),
     connection.query('COMMIT'),
   ]);
   const committed = await committing;
@@ -124,6 +140,7 @@ async function inTransaction<T>(
   pool: pg.Pool,
   work: (tx: SqlClient) => Promise<T>,
   last: Statement | undefined,
+  toQuery: ToQuery,
 ): Promise<T> {
   const connection = await guarded(() => pool.connect());
   let lost: DatabaseUnavailableError | undefined;
@@ -134,11 +151,11 @@ async function inTransaction<T>(
     // event lock's second look (migrations/003) needs a fresh snapshot.
     const [begun, working] = sentTogether(connection, () => [
       pipelined(connection.query(BEGIN)),
-      work(sqlClientOn(connection)),
+      work(sqlClientOn(connection, toQuery)),
     ]);
     const result = await working;
     await begun;
-    await commit(connection, last);
+    await commit(connection, last, toQuery);
     return result;
   } catch (error) {
     // A lost connection is released with its error, so the pool discards it: pg may not
@@ -154,7 +171,9 @@ async function inTransaction<T>(
   }
 }
 
-export function openPostgres(url: string, poolSize = 10): Database {
+/** Statements are named only with `preparedStatements`: a connection that reaches PostgreSQL itself. */
+export function openPostgres(url: string, poolSize = 10, preparedStatements = false): Database {
+  const toQuery = preparedStatements ? namedQuery : unnamedQuery;
   // Pipeline mode: a query may be sent before the answer to the previous one is in. Used at the
   // two ends of a transaction (inTransaction), whose ROLLBACK is not waited for either; everything
   // else awaits each statement.
@@ -171,8 +190,8 @@ export function openPostgres(url: string, poolSize = 10): Database {
   pool.on('connect', (connection) => void connection.on('error', () => {}));
   return {
     kind: 'postgres',
-    ...sqlClientOn(pool),
-    transaction: (work, last) => inTransaction(pool, work, last),
+    ...sqlClientOn(pool, toQuery),
+    transaction: (work, last) => inTransaction(pool, work, last, toQuery),
     poolStats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };

@@ -2,12 +2,16 @@
 import type { Repositories, Store } from '../../domain/ports/store.ts';
 import type { Database, SqlClient } from './sql-client.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
+import { organizationsRepository } from './repositories/organizations.ts';
+import { seatsRepository } from './repositories/seats.ts';
 import { subscriptionsRepository } from './repositories/subscriptions.ts';
 import { usersRepository } from './repositories/users.ts';
 
 export function bindRepositories(db: SqlClient): Repositories {
   return {
     users: usersRepository(db),
+    organizations: organizationsRepository(db),
+    seats: seatsRepository(db),
     checkoutSessions: checkoutSessionsRepository(db),
     subscriptions: subscriptionsRepository(db),
   };

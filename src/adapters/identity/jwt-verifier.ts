@@ -1,14 +1,17 @@
 // Verifies access tokens with jose: signature against the issuer's keys, an allow-list of
-// asymmetric algorithms (no HS*, no `none`), iss, aud, exp and nbf with a small clock tolerance.
+// asymmetric algorithms (no HS*, no `none`), iss, aud, exp and nbf with a small clock tolerance,
+// and a type (`typ`) of an access token, or none.
 // The development identity provider goes through exactly this code; only the key source differs.
 import { createHash } from 'node:crypto';
-import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { DomainError } from '../../domain/errors.ts';
-import type { Principal } from '../../domain/model.ts';
+import type { Principal, ServiceCaller } from '../../domain/model.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
 import { ExpiringEntries } from './expiring-entries.ts';
+import { issuerMismatch } from './issuer-first.ts';
 import type { UserinfoAnswer } from './oidc-issuer.ts';
+import { organizationOf, scopesOf, type OrganizationClaimPaths } from './organization-claims.ts';
 import { refusalReason } from './refusal-reason.ts';
 
 export const ALLOWED_ALGORITHMS = [
@@ -40,10 +43,28 @@ export interface JwtVerifierOptions {
   emailClaim: string;
   /** Asked for the e-mail when the token carries none (the issuer's userinfo endpoint). */
   fetchEmail?: (token: string) => Promise<UserinfoAnswer>;
+  /** Where tokens name the caller's organisation and role; null or absent: organisations off. */
+  organizations?: OrganizationClaimPaths | null;
 }
 
 function invalid(reason: string): DomainError {
   return new DomainError('invalid_token', 'Invalid token', { reason });
+}
+
+// The types an access token goes by: RFC 9068's `at+jwt`, or the generic `JWT` many issuers put
+// on every token. Any other is a token the issuer signs for something else (a logout token's
+// `logout+jwt`, an introspection answer's `token-introspection+jwt`). Compared as media types are
+// (RFC 7515 4.1.9): without case, `application/` implied. A token with no type is taken: ID tokens
+// often have none, and an ID token is refused by its audience (the client's id, not the API's).
+const ACCESS_TOKEN_TYPES = new Set(['jwt', 'at+jwt']);
+
+function checkType({ typ }: JWTHeaderParameters): void {
+  if (typ === undefined) return;
+  const type = String(typ)
+    .toLowerCase()
+    .replace(/^application\//, '');
+  if (!ACCESS_TOKEN_TYPES.has(type))
+    throw invalid(`not an access token: its type (typ) is ${JSON.stringify(typ).slice(0, 100)}`);
 }
 
 function claimText(payload: JWTPayload, claim: string, maxLength: number): string | null {
@@ -88,17 +109,32 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     if (!EMAIL_SHAPE.test(found)) throw invalid('e-mail claim is not an address');
     return found;
   }
+  /** The token's claims once verified, with its subject. */
+  async function verified(token: string): Promise<{ payload: JWTPayload; idpId: string }> {
+    const mismatch = issuerMismatch(token, options.issuer);
+    if (mismatch !== null) throw invalid(mismatch);
+    let payload: JWTPayload;
+    let protectedHeader: JWTHeaderParameters;
+    try {
+      ({ payload, protectedHeader } = await jwtVerify(token, options.keys, verifyOptions));
+    } catch (error) {
+      throw invalid(refusalReason(error));
+    }
+    checkType(protectedHeader);
+    const idpId = claimText(payload, 'sub', MAX_CLAIM_LENGTH.sub);
+    if (idpId === null) throw invalid('token has no subject');
+    return { payload, idpId };
+  }
+  const organizations = options.organizations ?? null;
   return {
     async verify(token: string): Promise<Principal> {
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, options.keys, verifyOptions));
-      } catch (error) {
-        throw invalid(refusalReason(error));
-      }
-      const idpId = claimText(payload, 'sub', MAX_CLAIM_LENGTH.sub);
-      if (idpId === null) throw invalid('token has no subject');
-      return { idpId, email: await email(payload, token) };
+      const { payload, idpId } = await verified(token);
+      const organization = organizations === null ? null : organizationOf(payload, organizations);
+      return { idpId, email: await email(payload, token), organization };
+    },
+    async verifyService(token: string): Promise<ServiceCaller> {
+      const { payload, idpId } = await verified(token);
+      return { subject: idpId, scopes: scopesOf(payload) };
     },
   };
 }

@@ -1,16 +1,14 @@
-// Why a token was refused, in words an operator can act on (expired, wrong issuer, wrong audience,
-// unknown key, bad signature...), for the log line of every 401. Claim values shown are the
-// token's iss/aud/alg only, cut short; never the token itself.
+// Why a token was refused, in words an operator can act on (expired, wrong audience, unknown key,
+// bad signature...; a wrong issuer is caught before, by issuer-first.ts), for the log line of every
+// 401. Claim values shown are the token's iss/aud/alg only, cut short; never the token itself.
 import { errors as joseErrors } from 'jose';
 import { KeySetUnavailable } from './remote-key-set.ts';
 
-const shown = (value: unknown): string => JSON.stringify(value)?.slice(0, 200) ?? 'nothing';
+export const shown = (value: unknown): string => JSON.stringify(value)?.slice(0, 200) ?? 'nothing';
 
 function claimFailure(error: joseErrors.JWTClaimValidationFailed): string {
   if (error.reason === 'missing') return `token has no "${error.claim}" claim`;
   switch (error.claim) {
-    case 'iss':
-      return `wrong issuer: token says ${shown(error.payload.iss)}`;
     case 'aud':
       return `wrong audience: token says ${shown(error.payload.aud)}`;
     case 'nbf':

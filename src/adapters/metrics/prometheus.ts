@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client) on a registry of our own per app, so several apps in one
 // process (the tests) do not collide: HTTP durations by route and status, webhook outcomes and
-// lag, checkout sessions, the scheduled jobs (reconciliation, retention), database pool use, and
-// the default process metrics.
+// lag, checkout sessions, the scheduled jobs (reconciliation, retention), the seat engine, database
+// pool use, and the default process metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../database/sql-client.ts';
 import type { Metrics } from '../../domain/ports/metrics.ts';
@@ -88,6 +88,24 @@ function jobMetrics(
   };
 }
 
+function seatMetrics(registry: Registry): Pick<Metrics, 'seatUpdate' | 'seatsOutOfSync'> {
+  const updates = new Counter({
+    name: 'seat_updates_total',
+    help: 'Subscription quantities the seat engine of this process pushed to the provider, or failed to',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const outOfSync = new Gauge({
+    name: 'seat_organizations_out_of_sync',
+    help: 'Organisations with a live subscription whose quantity is not yet their desired one',
+    registers: [registry],
+  });
+  return {
+    seatUpdate: (result) => updates.inc({ result }),
+    seatsOutOfSync: (organizations) => outOfSync.set(organizations),
+  };
+}
+
 /** Read when scraped. */
 function registerPoolGauge(registry: Registry, poolStats: () => PoolStats): void {
   new Gauge({
@@ -112,6 +130,7 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     ...requestMetrics(registry),
     ...billingMetrics(registry),
     ...jobMetrics(registry),
+    ...seatMetrics(registry),
   };
   registerPoolGauge(registry, poolStats);
   return metrics;

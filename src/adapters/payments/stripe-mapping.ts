@@ -67,19 +67,29 @@ export function toProviderSubscription(subscription: SubscriptionJson): Provider
   const item = subscription.items?.data?.[0];
   // Period fields live on the item since the basil API; older versions have them on the subscription.
   const periodEnd = item?.current_period_end ?? subscription.current_period_end;
-  const userId = subscription.metadata?.user_id;
   return {
     id: text(subscription.id, 'subscription.id'),
     customerId: customerOf(subscription),
     status: text(subscription.status, 'subscription.status') as SubscriptionStatus,
     priceId: idOf(item?.price, 'subscription item price'),
+    itemId: nonEmptyText(item?.id),
+    quantity: quantityOf(item?.quantity),
     cancelAtPeriodEnd: subscription.cancel_at_period_end === true,
     cancelAt: dateOrNull(subscription.cancel_at, 'subscription.cancel_at'),
     currentPeriodEnd: dateOrNull(periodEnd, 'current_period_end'),
     trialEnd: dateOrNull(subscription.trial_end, 'subscription.trial_end'),
     createdAt: new Date(unixTime(subscription.created, 'subscription.created') * 1000),
-    metadataUserId: nonEmptyText(userId),
+    metadataUserId: nonEmptyText(subscription.metadata?.user_id),
+    metadataOrgId: nonEmptyText(subscription.metadata?.org_id),
   };
+}
+
+/** An item's quantity: a whole number a PostgreSQL integer holds; absent (a metered price): null. */
+function quantityOf(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 2_147_483_647)
+    throw new TypeError('subscription item quantity must be a whole number');
+  return value as number;
 }
 
 function invoiceSubscription(invoice: Stripe.Invoice & { subscription?: unknown }): string | null {
@@ -185,12 +195,15 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
 function translate(event: Stripe.Event, base: ReturnType<typeof factsOf>): PaymentEvent {
   if (isCheckoutSessionEvent(event)) {
     const session = event.data.object;
+    // An organisation's session names it in its metadata; a user's names the user.
+    const orgId = nonEmptyText(session.metadata?.org_id);
     return {
       ...base,
       kind: 'checkout_session',
       session: {
         id: text(session.id, 'session.id'),
-        userId: nonEmptyText(session.client_reference_id),
+        userId: orgId === null ? nonEmptyText(session.client_reference_id) : null,
+        orgId,
         customerId: idOf(session.customer, 'session.customer'),
         subscriptionId: idOf(session.subscription, 'session.subscription'),
       },

@@ -7,6 +7,7 @@ import type {
   ObjectNotice,
   PaymentEvent,
   ProviderCheckoutSession,
+  SubjectRef,
 } from '../../domain/model.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import { translatingFailures } from './stripe-failures.ts';
@@ -15,6 +16,7 @@ import {
   listSubscriptions,
   listSubscriptionsPage,
   retrieveSubscription,
+  updateSubscriptionQuantity,
 } from './stripe-subscriptions.ts';
 
 function toSession(session: Stripe.Checkout.Session): ProviderCheckoutSession {
@@ -25,6 +27,10 @@ function toSession(session: Stripe.Checkout.Session): ProviderCheckoutSession {
     expiresAt: new Date(session.expires_at * 1000),
   };
 }
+
+/** Who pays, as the provider's metadata names them: `user_id` or `org_id`, our own id. */
+export const ownerMetadata = (owner: SubjectRef): Record<string, string> =>
+  owner.type === 'user' ? { user_id: owner.id } : { org_id: owner.id };
 
 /**
  * A subscription checkout for the input's price, with the offers the server chose:
@@ -38,16 +44,17 @@ export function checkoutSessionParams(
   const { offer } = input;
   const trial = offer.trialDays !== null;
   const cardless = trial && !offer.trialRequiresCard;
+  const metadata = ownerMetadata(input.owner);
   return {
     mode: 'subscription',
     customer: input.customerId,
-    client_reference_id: input.userId,
-    line_items: [{ price: input.priceId, quantity: 1 }],
+    client_reference_id: input.owner.id,
+    line_items: [{ price: input.priceId, quantity: input.quantity }],
     success_url: input.successUrl,
     cancel_url: input.cancelUrl,
-    metadata: { user_id: input.userId },
+    metadata,
     subscription_data: {
-      metadata: { user_id: input.userId },
+      metadata,
       ...(trial && { trial_period_days: offer.trialDays! }),
       ...(cardless && { trial_settings: { end_behavior: { missing_payment_method: 'cancel' } } }),
     },
@@ -98,10 +105,10 @@ async function undeliveredEvents(stripe: Stripe): Promise<PaymentEvent[]> {
 export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>): PaymentsProvider {
   const call = translatingFailures(log);
   return {
-    createCustomer: ({ userId, email }, idempotencyKey) =>
+    createCustomer: ({ owner, email, name }, idempotencyKey) =>
       call('customers.create', async () => {
-        const metadata = { user_id: userId };
-        return (await stripe.customers.create({ email, metadata }, { idempotencyKey })).id;
+        const params = { email, name, metadata: ownerMetadata(owner) };
+        return (await stripe.customers.create(params, { idempotencyKey })).id;
       }),
     createCheckoutSession: (input, idempotencyKey) =>
       call('checkout.sessions.create', async () =>
@@ -123,6 +130,8 @@ export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>)
       call('customers.retrieve', () => customerExists(stripe, customerId)),
     completeNotice: (notice) => call('events.related_object', () => completeNotice(stripe, notice)),
     undeliveredEvents: () => call('events.list', () => undeliveredEvents(stripe)),
+    updateSubscriptionQuantity: (input, idempotencyKey) =>
+      call('subscriptions.update', () => updateSubscriptionQuantity(stripe, input, idempotencyKey)),
     createPortalSession: ({ customerId, returnUrl }) =>
       call('billingPortal.sessions.create', async () => {
         const params = { customer: customerId, return_url: returnUrl };

@@ -100,3 +100,24 @@ export async function listSubscriptionsPage(
     readAt: providerTime(page),
   };
 }
+
+/** The item's quantity changed, prorated on the next invoice; the answer stamped with the provider's time. */
+export async function updateSubscriptionQuantity(
+  stripe: Stripe,
+  {
+    subscriptionId,
+    itemId,
+    quantity,
+  }: { subscriptionId: string; itemId: string; quantity: number },
+  idempotencyKey: string,
+): Promise<ProviderRead<ProviderSubscription>> {
+  const subscription = await stripe.subscriptions.update(
+    subscriptionId,
+    { items: [{ id: itemId, quantity }], proration_behavior: 'create_prorations' },
+    { idempotencyKey },
+  );
+  return {
+    value: translated(() => toProviderSubscription(subscription)),
+    readAt: providerTime(subscription),
+  };
+}

@@ -1,11 +1,14 @@
 // Adopting a customer made elsewhere (before the service was connected, or in the provider's
-// dashboard): links it to a user, then applies its subscriptions as a reconciliation does. Refused,
-// with the reason, when either side is linked to someone else or the provider has no such customer.
-// Never by e-mail: only an operator's explicit pairing, or our own id in provider data, links.
-import type { User } from '../model.ts';
+// dashboard): links it to a user or an organisation, then applies its subscriptions as a
+// reconciliation does. Refused, with the reason, when either side is linked to someone else (a
+// user's customer is never an organisation's, nor the other way round) or the provider has no such
+// customer. Never by e-mail: only an operator's explicit pairing, or our own id in provider data,
+// links.
+import type { SubjectRef, SubscriptionState } from '../model.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
-import { LinkRefusedError, UnknownUserError } from './operator-errors.ts';
+import { linkCustomerTo } from './billing-subject.ts';
+import { LinkRefusedError, UnknownOrganizationError, UnknownUserError } from './operator-errors.ts';
 import {
   applyCustomerListing,
   tally,
@@ -30,39 +33,80 @@ export interface LinkCustomerResult extends Tally {
   tierAfter: string;
 }
 
-async function idpIdOf(store: Store, userId: string): Promise<string> {
-  return (await store.users.findById(userId))?.idpId ?? userId;
+/** The user or organisation a customer is linked to, as it is read back for the tier. */
+interface Adoptee {
+  ref: SubjectRef;
+  idpId: string;
+  paymentsCustomerId: string | null;
+  subscription: SubscriptionState | null;
 }
 
-/** Links `customerId` to the user, or throws LinkRefusedError saying who holds either side. */
+/** How an operator reads a subject: `user alice`, `organisation acme`. */
+async function nameOf(store: Store, ref: SubjectRef): Promise<string> {
+  if (ref.type === 'user') return `user ${(await store.users.findById(ref.id))?.idpId ?? ref.id}`;
+  return `organisation ${(await store.organizations.findById(ref.id))?.idpOrgId ?? ref.id}`;
+}
+
+/** Who holds the customer now, a user or an organisation; null: nobody. */
+async function holderOf(store: Store, customerId: string): Promise<string | null> {
+  const user = await store.users.findByCustomerId(customerId);
+  if (user !== null) return `user ${user.idpId}`;
+  const organization = await store.organizations.findByCustomerId(customerId);
+  return organization === null ? null : `organisation ${organization.idpOrgId}`;
+}
+
+/** Links `customerId` to the adoptee, or throws LinkRefusedError saying who holds either side. */
 async function linkOrRefuse(
   { store, payments }: Pick<LinkCustomerDeps, 'store' | 'payments'>,
-  user: User,
+  adoptee: Adoptee,
   customerId: string,
 ): Promise<void> {
-  if (user.paymentsCustomerId !== null)
+  const name = await nameOf(store, adoptee.ref);
+  if (adoptee.paymentsCustomerId !== null)
     throw new LinkRefusedError(
-      `user ${user.idpId} is already linked to customer ${user.paymentsCustomerId}`,
+      `${name} is already linked to customer ${adoptee.paymentsCustomerId}`,
     );
-  const owner = await store.users.findByCustomerId(customerId);
+  const owner = await holderOf(store, customerId);
   if (owner !== null)
-    throw new LinkRefusedError(`customer ${customerId} is already linked to user ${owner.idpId}`);
-  const [holder] = await store.subscriptions.holdersOf(customerId, user.id);
+    throw new LinkRefusedError(`customer ${customerId} is already linked to ${owner}`);
+  const [holder] = await store.subscriptions.holdersOf(customerId, adoptee.ref);
   if (holder !== undefined)
     throw new LinkRefusedError(
-      `customer ${customerId} has subscriptions stored for user ${await idpIdOf(store, holder)}`,
+      `customer ${customerId} has subscriptions stored for ${await nameOf(store, holder)}`,
     );
   if (!(await payments.customerExists(customerId)))
     throw new LinkRefusedError(`the payment provider has no customer ${customerId}`);
-  const linked = await store.transaction((tx) => tx.users.linkCustomer(user.id, customerId));
+  const linked = await store.transaction((tx) => linkCustomerTo(tx, adoptee.ref, customerId));
   if (linked === customerId) return;
   // Another link won meanwhile (an operator, a checkout): say which, as above.
-  const winner = await store.users.findByCustomerId(customerId);
   throw new LinkRefusedError(
     linked !== null
-      ? `user ${user.idpId} is already linked to customer ${linked}`
-      : `customer ${customerId} is already linked to user ${winner?.idpId ?? 'another user'}`,
+      ? `${name} is already linked to customer ${linked}`
+      : `customer ${customerId} is already linked to ${(await holderOf(store, customerId)) ?? 'another user'}`,
   );
+}
+
+async function adopt(
+  deps: LinkCustomerDeps,
+  adoptee: Adoptee,
+  customerId: string,
+  reload: () => Promise<Adoptee | null>,
+  options: ListingOptions,
+): Promise<LinkCustomerResult> {
+  const clock = deps.now ?? (() => new Date());
+  const alreadyLinked = adoptee.paymentsCustomerId === customerId;
+  if (!alreadyLinked) await linkOrRefuse(deps, adoptee, customerId);
+  const tierBefore = tierOf(adoptee.subscription, deps.policy, clock());
+  const changes = await applyCustomerListing(deps, customerId, options);
+  const after = await reload();
+  return {
+    idpId: adoptee.idpId,
+    customerId,
+    alreadyLinked,
+    ...tally(changes),
+    tierBefore,
+    tierAfter: tierOf(after?.subscription ?? null, deps.policy, clock()),
+  };
 }
 
 export async function linkCustomer(
@@ -71,20 +115,32 @@ export async function linkCustomer(
   customerId: string,
   options: ListingOptions = {},
 ): Promise<LinkCustomerResult> {
-  const clock = deps.now ?? (() => new Date());
-  const user = await deps.store.users.findByIdpId(idpId);
-  if (user === null) throw new UnknownUserError(idpId);
-  const alreadyLinked = user.paymentsCustomerId === customerId;
-  if (!alreadyLinked) await linkOrRefuse(deps, user, customerId);
-  const tierBefore = tierOf(user.subscription, deps.policy, clock());
-  const changes = await applyCustomerListing(deps, customerId, options);
-  const after = await deps.store.users.findById(user.id);
-  return {
-    idpId,
-    customerId,
-    alreadyLinked,
-    ...tally(changes),
-    tierBefore,
-    tierAfter: tierOf(after?.subscription ?? null, deps.policy, clock()),
+  const find = async (): Promise<Adoptee | null> => {
+    const user = await deps.store.users.findByIdpId(idpId);
+    return user && { ...user, ref: { type: 'user', id: user.id } };
   };
+  const user = await find();
+  if (user === null) throw new UnknownUserError(idpId);
+  return adopt(deps, user, customerId, find, options);
+}
+
+/** The same for an organisation, known by its issuer and its id at the identity provider. */
+export async function linkOrganizationCustomer(
+  deps: LinkCustomerDeps,
+  organization: { issuer: string; idpOrgId: string },
+  customerId: string,
+  options: ListingOptions = {},
+): Promise<LinkCustomerResult> {
+  const find = async (): Promise<Adoptee | null> => {
+    const found = await deps.store.organizations.findByIdpOrgId(
+      organization.issuer,
+      organization.idpOrgId,
+    );
+    return (
+      found && { ...found, idpId: found.idpOrgId, ref: { type: 'organization', id: found.id } }
+    );
+  };
+  const found = await find();
+  if (found === null) throw new UnknownOrganizationError(organization.idpOrgId);
+  return adopt(deps, found, customerId, find, options);
 }

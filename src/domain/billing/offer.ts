@@ -1,8 +1,8 @@
-// What the next checkout sells a user, all chosen on the server, never by the request: the plan
+// What the next checkout sells a user (or an organisation, with its own default plan), all chosen on the server, never by the request: the plan
 // (the user's, else the default), a trial when the plan has trial days and the user never had a
 // subscription, however it became known (users.first_subscription_at, set by the database whenever
 // a subscription is stored for the user), promotion codes, automatic tax.
-import type { CheckoutOffer, User } from '../model.ts';
+import type { BillingAccount, CheckoutOffer } from '../model.ts';
 
 export interface OfferSettings {
   /** Tier name -> price id. */
@@ -16,13 +16,13 @@ export interface OfferSettings {
 }
 
 /** The plan the user's next checkout sells: the user's own, or the default when it has none we sell. */
-export function planOf(user: Pick<User, 'plan'>, settings: OfferSettings): string {
+export function planOf(user: Pick<BillingAccount, 'plan'>, settings: OfferSettings): string {
   return user.plan !== null && settings.prices.has(user.plan) ? user.plan : settings.defaultPlan;
 }
 
 /** Days of trial the user's next checkout carries; null when none (one trial per user, ever). */
 export function trialDaysOf(
-  user: Pick<User, 'plan' | 'firstSubscriptionAt'>,
+  user: Pick<BillingAccount, 'plan' | 'firstSubscriptionAt'>,
   settings: OfferSettings,
 ): number | null {
   if (user.firstSubscriptionAt !== null) return null;
@@ -30,7 +30,7 @@ export function trialDaysOf(
 }
 
 export function offerFor(
-  user: Pick<User, 'plan' | 'firstSubscriptionAt'>,
+  user: Pick<BillingAccount, 'plan' | 'firstSubscriptionAt'>,
   settings: OfferSettings,
 ): CheckoutOffer {
   return {

@@ -1,4 +1,5 @@
-// Errors of the operator commands (src/cli): someone named a user or a plan that does not exist.
+// Errors of the operator commands (src/cli): someone named a user, an organisation or a plan that
+// does not exist.
 // They never reach HTTP, so they are not codes of the error catalogue (../errors.ts); the CLI
 // prints their message as the one line an operator reads.
 export class UnknownUserError extends Error {
@@ -7,6 +8,15 @@ export class UnknownUserError extends Error {
       `no user with idp_id ${JSON.stringify(idpId)} (a user exists once they have called the API)`,
     );
     this.name = 'UnknownUserError';
+  }
+}
+
+export class UnknownOrganizationError extends Error {
+  constructor(idpOrgId: string) {
+    super(
+      `no organisation with idp_org_id ${JSON.stringify(idpOrgId)} (an organisation exists once a token naming it has been used, or its seats reported)`,
+    );
+    this.name = 'UnknownOrganizationError';
   }
 }
 

@@ -11,15 +11,16 @@ import {
   realSleep,
   type ThrottledRetryOptions,
 } from '../retry-while-throttled.ts';
-import { findEventUser } from '../webhooks/context.ts';
+import { findEventSubject } from '../webhooks/context.ts';
 import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
 import { ordering } from '../webhooks/ordering.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
 
 /**
  * repaired: stored (or would be) because it was missing or said otherwise; unchanged: what is
- * stored says the same, or is newer; unlinked: no user to store it for (neither a linked customer
- * nor our id in its metadata); tied: stored from an event of the listing's very second.
+ * stored says the same, or is newer; unlinked: no user or organisation to store it for (neither a
+ * linked customer nor our id in its metadata); tied: stored from an event of the listing's very
+ * second.
  */
 export type Verdict = 'repaired' | 'unchanged' | 'unlinked' | 'tied';
 
@@ -72,8 +73,9 @@ async function decide(
       const saved = await saveState(ctx, { stored: before, next, asOf: readAt, created: readAt });
       verdict = saved === 'saved' ? 'repaired' : 'unlinked';
     } else {
-      const user = before ?? (await findEventUser(ctx, next.metadataUserId, next.customerId));
-      verdict = user === null ? 'unlinked' : 'repaired';
+      const named = { userId: next.metadataUserId, orgId: next.metadataOrgId };
+      const owner = before ?? (await findEventSubject(ctx, named, next.customerId));
+      verdict = owner === null ? 'unlinked' : 'repaired';
     }
     changes.push({ subscription: next, before, verdict });
   }

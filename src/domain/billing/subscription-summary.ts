@@ -2,11 +2,19 @@
 // allow. The tier (the same function as the profile and the checkout guard), the plan the next
 // checkout sells and whether it would carry a trial, the tier's entitlements (so a past_due user
 // in grace keeps them, and loses them with the tier), and the subscription the tier comes from.
-import type { Principal, SubscriptionState, User } from '../model.ts';
-import type { Store } from '../ports/store.ts';
+// A token naming an organisation adds where the tier comes from (tier_source): the organisation's
+// subscription or the user's own; `subscription`, `plan` and `trial_eligible` stay the user's own.
+import type { BillingAccount, Principal, SubscriptionState } from '../model.ts';
+import type { Members } from '../organizations/members.ts';
 import { entitlementsOf, type EntitlementTable } from './entitlements.ts';
 import { planOf, trialDaysOf, type OfferSettings } from './offer.ts';
-import { scheduledEnd, tierOf, tierOfPrice, type TierPolicy } from './tier.ts';
+import {
+  effectiveTier,
+  scheduledEnd,
+  tierOfPrice,
+  type TierPolicy,
+  type TierSource,
+} from './tier.ts';
 
 export interface SubscriptionDetails {
   status: string;
@@ -22,6 +30,8 @@ export interface SubscriptionDetails {
 
 export interface SubscriptionSummary {
   tier: string;
+  /** Present when the token names an organisation. */
+  tier_source?: TierSource;
   plan: string;
   trial_eligible: boolean;
   features: string[];
@@ -51,34 +61,47 @@ function details(subscription: SubscriptionState, policy: TierPolicy): Subscript
   };
 }
 
+/**
+ * A billing account (a user's or an organisation's, with its own default plan in `settings`) at
+ * `tier`: the plan its next checkout sells, whether it would carry a trial, the tier's
+ * entitlements and the account's subscription.
+ */
 export function toSummary(
-  user: User,
+  account: BillingAccount,
+  tier: string,
   policy: TierPolicy,
   settings: SummarySettings,
-  now = new Date(),
 ): SubscriptionSummary {
-  const tier = tierOf(user.subscription, policy, now);
   const { features, limits } = entitlementsOf(tier, settings.entitlements);
   return {
     tier,
-    plan: planOf(user, settings),
-    trial_eligible: trialDaysOf(user, settings) !== null,
+    plan: planOf(account, settings),
+    trial_eligible: trialDaysOf(account, settings) !== null,
     features: [...features],
     limits: { ...limits },
-    subscription: user.subscription === null ? null : details(user.subscription, policy),
+    subscription: account.subscription === null ? null : details(account.subscription, policy),
   };
 }
 
 export class SubscriptionSummaryService {
   constructor(
-    private readonly store: Store,
+    private readonly members: Members,
     private readonly policy: TierPolicy,
     private readonly settings: SummarySettings,
   ) {}
 
   /** Creates the profile on first access, as users/me does. */
-  async summary(principal: Principal): Promise<SubscriptionSummary> {
-    const user = await this.store.users.upsertByIdpId(principal.idpId, principal.email);
-    return toSummary(user, this.policy, this.settings);
+  async summary(principal: Principal, now = new Date()): Promise<SubscriptionSummary> {
+    const { user, organization } = await this.members.caller(principal);
+    const { tier, source } = effectiveTier(
+      user.subscription,
+      organization?.subscription ?? null,
+      this.policy,
+      now,
+    );
+    const summary = toSummary(user, tier, this.policy, this.settings);
+    if (principal.organization === null) return summary;
+    const { tier: at, ...rest } = summary;
+    return { tier: at, tier_source: source, ...rest };
   }
 }

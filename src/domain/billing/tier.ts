@@ -97,3 +97,28 @@ export function blocksNewCheckout(subscription: Billing | null, now = new Date()
     subscription !== null && isLive(subscription.status) && !scheduledEndPassed(subscription, now)
   );
 }
+
+/** Where a member's tier comes from: their organisation's subscription, their own, or neither (free). */
+export type TierSource = 'organization' | 'user' | null;
+
+/** A tier's place among those for sale: free lowest, then the tiers in the order of BILLING_PRICES. */
+export function tierRank(tier: string, policy: TierPolicy): number {
+  return [...new Set(policy.tierByPrice.values())].indexOf(tier);
+}
+
+/**
+ * The tier a member gets: the higher of their own subscription's and their organisation's (null
+ * when the token names none), and where it comes from. The organisation's wins a tie.
+ */
+export function effectiveTier(
+  own: Billing | null,
+  organization: Billing | null,
+  policy: TierPolicy,
+  now = new Date(),
+): { tier: string; source: TierSource } {
+  const mine = tierOf(own, policy, now);
+  const theirs = tierOf(organization, policy, now);
+  if (theirs !== FREE_TIER && tierRank(theirs, policy) >= tierRank(mine, policy))
+    return { tier: theirs, source: 'organization' };
+  return { tier: mine, source: mine === FREE_TIER ? null : 'user' };
+}

@@ -4,7 +4,7 @@ import type { SubscriptionState, WebhookEventRecord } from '../model.ts';
 import type { Repositories } from './store.ts';
 
 /** A subscription's state as an event carries it, as of the event's `created` (its `asOf`). */
-export type CarriedState = Omit<SubscriptionState, 'revision' | 'userId'>;
+export type CarriedState = Omit<SubscriptionState, 'revision' | 'owner'>;
 
 /**
  * What recordWithState did: wrote the state over an older one, left a newer one alone (the event

@@ -12,4 +12,8 @@ export interface Metrics {
   reconciled(repaired: number): void;
   /** Rows that retention deleted from a table. */
   forgotten(table: string, rows: number): void;
+  /** A quantity pushed to the provider by the seat engine, or a push that failed. */
+  seatUpdate(result: 'sent' | 'failed'): void;
+  /** Organisations whose provider quantity is not (yet) their desired one, as this instance last counted. */
+  seatsOutOfSync(organizations: number): void;
 }

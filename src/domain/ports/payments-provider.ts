@@ -9,6 +9,7 @@ import type {
   ProviderCheckoutSession,
   ProviderRead,
   ProviderSubscription,
+  SubjectRef,
 } from '../model.ts';
 
 export interface SubscriptionsPage {
@@ -39,7 +40,11 @@ export interface SubscriptionRead extends ProviderRead<ProviderSubscription | nu
 }
 
 export interface PaymentsProvider {
-  createCustomer(input: { userId: string; email: string }, idempotencyKey: string): Promise<string>;
+  /** A customer for who pays, named in its metadata; an organisation's has a name and no e-mail. */
+  createCustomer(
+    input: { owner: SubjectRef; email?: string; name?: string },
+    idempotencyKey: string,
+  ): Promise<string>;
   createCheckoutSession(
     input: NewCheckoutSession,
     idempotencyKey: string,
@@ -66,6 +71,15 @@ export interface PaymentsProvider {
   completeNotice(notice: ObjectNotice): Promise<PaymentEvent>;
   /** Events whose delivery to our endpoint has not succeeded yet, oldest first. */
   undeliveredEvents(): Promise<PaymentEvent[]>;
+  /**
+   * Sets the quantity of the subscription's item, the difference prorated on the next invoice (no
+   * invoice per change); the idempotency key makes repeated calls one change. Answers the
+   * subscription as the provider has it after the change.
+   */
+  updateSubscriptionQuantity(
+    input: { subscriptionId: string; itemId: string; quantity: number },
+    idempotencyKey: string,
+  ): Promise<ProviderRead<ProviderSubscription>>;
   /** The address of a hosted billing-portal session where the customer manages their subscriptions. */
   createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
 }

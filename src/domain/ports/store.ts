@@ -1,5 +1,11 @@
 // The database, as the domain needs it: repositories, bound to a transaction when one is asked for.
-import type { CheckoutSessionRecord, SubscriptionState, User } from '../model.ts';
+import type {
+  CheckoutSessionRecord,
+  Organization,
+  SubjectRef,
+  SubscriptionState,
+  User,
+} from '../model.ts';
 
 export interface UsersRepository {
   /** Creates the user on first sight, keeps the e-mail in step; one round trip when nothing changed. */
@@ -16,10 +22,121 @@ export interface UsersRepository {
   setPlan(idpId: string, plan: string): Promise<User | null>;
 }
 
+/** An organisation a member's token names, with when that member was last recorded there. */
+export interface SeenOrganization {
+  organization: Organization;
+  /** Null: the member is not recorded yet (or is not a user yet). */
+  memberSeenAt: Date | null;
+}
+
+export interface OrganizationsRepository {
+  /** The organisation, and when the user with `memberIdpId` was last recorded as its member; one read. */
+  findSeenBy(
+    issuer: string,
+    idpOrgId: string,
+    memberIdpId: string,
+  ): Promise<SeenOrganization | null>;
+  /** Creates it on first sight; concurrent first sights on any instance make one. */
+  upsert(issuer: string, idpOrgId: string): Promise<Organization>;
+  findById(id: string): Promise<Organization | null>;
+  findByIdpOrgId(issuer: string, idpOrgId: string): Promise<Organization | null>;
+  findByCustomerId(customerId: string): Promise<Organization | null>;
+  /** As UsersRepository.linkCustomer, for an organisation; never a customer a user holds. */
+  linkCustomer(organizationId: string, customerId: string): Promise<string | null>;
+  setPlan(issuer: string, idpOrgId: string, plan: string): Promise<Organization | null>;
+  /**
+   * Records the user as a member seen now, in one statement. A member seen less than
+   * `refreshAfterMs` ago is left as it is; a new member, or one back after `activeDays` away,
+   * marks the organisation's seats as changed when `countsSeats`. Answers what it found.
+   */
+  recordMember(
+    organizationId: string,
+    userId: string,
+    options: { refreshAfterMs: number; activeDays: number; countsSeats: boolean },
+  ): Promise<'new' | 'returning' | 'seen' | 'recent'>;
+  /** Members seen within the last `activeDays`. */
+  countActiveMembers(organizationId: string, activeDays: number): Promise<number>;
+}
+
+/** A seat count the organisation's application reported, and as of when. */
+export interface SeatReport {
+  count: number;
+  asOf: Date;
+}
+
+/** An organisation whose seats a worker took to look at, under its lease. */
+export interface SeatWork {
+  organizationId: string;
+  /** The changes counted when it was taken: a change after it leaves the organisation pending. */
+  changes: number;
+  /** Failed attempts in a row before this one. */
+  failures: number;
+}
+
+/** What the provider should bill, and what it was last asked to. */
+export interface SeatTarget {
+  /** Null: never decided. */
+  desired: number | null;
+  revision: number;
+  /** The revision whose push the provider accepted last; null: none. */
+  pushedRevision: number | null;
+}
+
+export interface SeatClaim {
+  holder: string;
+  leaseMs: number;
+  limit: number;
+  /** Taken once no change came for this long (a burst settles first)... */
+  quietMs: number;
+  /** ...or once a change has waited this long, whatever keeps coming. */
+  maxWaitMs: number;
+}
+
+/** The seat engine's state per organisation (see seats/). */
+export interface SeatsRepository {
+  reported(organizationId: string): Promise<SeatReport | null>;
+  /**
+   * Stores the report unless one as of a later time is stored (then false, nothing changed), and
+   * marks the organisation's seats as changed; one statement.
+   */
+  report(organizationId: string, report: SeatReport): Promise<boolean>;
+  /**
+   * Takes the lease of up to `limit` organisations with something to look at, whose lease is free
+   * and whose back-off has passed: one statement, so two instances never take the same one.
+   */
+  claim(options: SeatClaim): Promise<SeatWork[]>;
+  target(organizationId: string): Promise<SeatTarget>;
+  /**
+   * Under the holder's lease: stores `desired`, bumping the revision when it changed or when
+   * `again` (the same quantity must be pushed anew); the revision after, null when the lease is lost.
+   */
+  setDesired(
+    organizationId: string,
+    holder: string,
+    desired: number,
+    again: boolean,
+  ): Promise<number | null>;
+  /** Under the holder's lease: the provider accepted the push of `revision`. */
+  pushed(organizationId: string, holder: string, revision: number): Promise<void>;
+  /**
+   * Gives the lease up. Done: nothing is left to look at unless a change came after `changes`.
+   * Failed: looked at again after `retryAfterMs`, one more failure counted.
+   */
+  release(
+    organizationId: string,
+    holder: string,
+    outcome: { done: true; changes: number } | { done: false; retryAfterMs: number },
+  ): Promise<void>;
+  /** Marks as changed each organisation whose active members (over `activeDays`, at least `minimum`) are no longer its desired quantity. */
+  markLapsed(activeDays: number, minimum: number): Promise<number>;
+  /** Organisations with a live subscription whose quantity is not (or not known to be) the desired one. */
+  outOfSync(): Promise<number>;
+}
+
 export interface CheckoutSessionsRepository {
-  /** The newest session still marked open for the user, if it has not expired. */
-  findOpen(userId: string, now: Date): Promise<CheckoutSessionRecord | null>;
-  countForUser(userId: string): Promise<number>;
+  /** The newest session still marked open for the subject, if it has not expired. */
+  findOpen(owner: SubjectRef, now: Date): Promise<CheckoutSessionRecord | null>;
+  countFor(owner: SubjectRef): Promise<number>;
   insert(session: CheckoutSessionRecord): Promise<void>;
   markStatus(id: string, status: 'complete' | 'expired'): Promise<void>;
   /** The id of the user who opened the session, if it is one of ours. */
@@ -38,8 +155,8 @@ export interface SubscriptionsRepository {
    * transaction) as of `asOf`: their `asOf` moves up to it, and their revision is bumped.
    */
   confirm(ids: readonly string[], asOf: number): Promise<void>;
-  /** The users other than `exceptUserId` holding stored subscriptions of the customer. */
-  holdersOf(customerId: string, exceptUserId: string): Promise<string[]>;
+  /** The subjects other than `except` holding stored subscriptions of the customer. */
+  holdersOf(customerId: string, except: SubjectRef): Promise<SubjectRef[]>;
   /** Stores a subscription seen for the first time; false when another writer stored it first. */
   insert(state: Omit<SubscriptionState, 'revision'>): Promise<boolean>;
   /** Overwrites a stored state (found for update in the same transaction) and bumps its revision. */
@@ -52,7 +169,7 @@ export interface SubscriptionsRepository {
    * none stored), for the caller to decide.
    */
   updateIfAsOfBelow(
-    state: Omit<SubscriptionState, 'revision' | 'userId'>,
+    state: Omit<SubscriptionState, 'revision' | 'owner'>,
   ): Promise<ConditionalWrite>;
 }
 
@@ -60,6 +177,8 @@ export type ConditionalWrite = { written: true } | { written: false; storedAsOf:
 
 export interface Repositories {
   users: UsersRepository;
+  organizations: OrganizationsRepository;
+  seats: SeatsRepository;
   checkoutSessions: CheckoutSessionsRepository;
   subscriptions: SubscriptionsRepository;
 }

@@ -1,7 +1,8 @@
-// Profiles: the authenticated principal's user, created on first access.
-import { tierOf, type TierPolicy } from '../billing/tier.ts';
+// Profiles: the authenticated principal's user, created on first access, with the tier they have
+// now: their own, or their organisation's when the token names one whose tier is at least theirs.
+import { effectiveTier, type TierPolicy } from '../billing/tier.ts';
 import type { Principal, User } from '../model.ts';
-import type { Store } from '../ports/store.ts';
+import type { Members } from '../organizations/members.ts';
 
 export interface Profile {
   id: string;
@@ -11,28 +12,34 @@ export interface Profile {
   created_at: string;
 }
 
-export function toProfile(user: User, policy: TierPolicy, now = new Date()): Profile {
+export function toProfile(
+  user: User,
+  policy: TierPolicy,
+  now = new Date(),
+  organization: Pick<User, 'subscription'> | null = null,
+): Profile {
   return {
     id: user.id,
     idp_id: user.idpId,
     email: user.email,
-    tier: tierOf(user.subscription, policy, now),
+    tier: effectiveTier(user.subscription, organization?.subscription ?? null, policy, now).tier,
     created_at: user.createdAt.toISOString().replace('Z', '+00:00'),
   };
 }
 
 export class UserService {
   constructor(
-    private readonly store: Store,
+    private readonly members: Members,
     private readonly policy: TierPolicy,
   ) {}
 
   /** Get or create: concurrent first calls all get the same single user. */
   async currentUser(principal: Principal): Promise<User> {
-    return this.store.users.upsertByIdpId(principal.idpId, principal.email);
+    return (await this.members.caller(principal)).user;
   }
 
   async profile(principal: Principal): Promise<Profile> {
-    return toProfile(await this.currentUser(principal), this.policy);
+    const { user, organization } = await this.members.caller(principal);
+    return toProfile(user, this.policy, new Date(), organization);
   }
 }

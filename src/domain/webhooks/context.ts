@@ -2,7 +2,7 @@
 // connection held), `apply` does the database work inside the event's transaction. Throwing
 // rolls the whole event back; DecideAgain (delivery-reads.ts) makes the service read what is
 // missing, outside the transaction, and apply again.
-import type { PaymentEvent, User } from '../model.ts';
+import type { Organization, PaymentEvent, SubjectRef, User } from '../model.ts';
 import type { CarriedState } from '../ports/event-ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Repositories, Store } from '../ports/store.ts';
@@ -43,25 +43,70 @@ export interface EventHandler<E extends PaymentEvent> {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * The user an event belongs to: the one linked to its customer, else the one our own id in the
- * event names. A customer's link is ours and final; an id carried in provider data (metadata,
- * client_reference_id) that disagrees with it is logged and not followed.
- */
-export async function findEventUser(
-  ctx: Pick<ApplyContext, 'tx' | 'log'>,
-  namedUserId: string | null,
-  customerId: string | null,
-): Promise<User | null> {
-  const linked = customerId !== null ? await ctx.tx.users.findByCustomerId(customerId) : null;
-  if (linked !== null) {
-    if (namedUserId !== null && namedUserId !== linked.id) {
-      ctx.log.warn(
-        { customer: customerId, linkedUser: linked.id, namedUser: namedUserId },
-        'event names another user than its customer is linked to: the customer link wins',
-      );
-    }
-    return linked;
+/** Our own ids an event carries in provider data: an organisation's (`org_id`), a user's (`user_id`, `client_reference_id`). */
+export interface NamedSubject {
+  userId: string | null;
+  orgId: string | null;
+}
+
+/** Who an event's subscription or session belongs to. */
+export interface EventSubject {
+  ref: SubjectRef;
+  /** The user's idp_id, or the organisation's idp_org_id, for logs and operators. */
+  idpId: string;
+  paymentsCustomerId: string | null;
+}
+
+const ofUser = (user: User): EventSubject => ({
+  ref: { type: 'user', id: user.id },
+  idpId: user.idpId,
+  paymentsCustomerId: user.paymentsCustomerId,
+});
+
+const ofOrganization = (organization: Organization): EventSubject => ({
+  ref: { type: 'organization', id: organization.id },
+  idpId: organization.idpOrgId,
+  paymentsCustomerId: organization.paymentsCustomerId,
+});
+
+/** The subject the customer is linked to: a user's or an organisation's customer, never both. */
+async function linkedTo(tx: ApplyContext['tx'], customerId: string): Promise<EventSubject | null> {
+  const user = await tx.users.findByCustomerId(customerId);
+  if (user !== null) return ofUser(user);
+  const organization = await tx.organizations.findByCustomerId(customerId);
+  return organization === null ? null : ofOrganization(organization);
+}
+
+/** The subject our own id in the event names: an organisation's first, as its sessions name only it. */
+async function namedBy(tx: ApplyContext['tx'], named: NamedSubject): Promise<EventSubject | null> {
+  if (named.orgId !== null && UUID.test(named.orgId)) {
+    const organization = await tx.organizations.findById(named.orgId);
+    if (organization !== null) return ofOrganization(organization);
   }
-  return namedUserId !== null && UUID.test(namedUserId) ? ctx.tx.users.findById(namedUserId) : null;
+  if (named.userId === null || !UUID.test(named.userId)) return null;
+  const user = await tx.users.findById(named.userId);
+  return user === null ? null : ofUser(user);
+}
+
+/**
+ * The subject (a user or an organisation) an event belongs to: the one linked to its customer,
+ * else the one our own id in the event names. A customer's link is ours and final; an id carried
+ * in provider data (metadata, client_reference_id) that disagrees with it is logged and not
+ * followed.
+ */
+export async function findEventSubject(
+  ctx: Pick<ApplyContext, 'tx' | 'log'>,
+  named: NamedSubject,
+  customerId: string | null,
+): Promise<EventSubject | null> {
+  const linked = customerId !== null ? await linkedTo(ctx.tx, customerId) : null;
+  if (linked === null) return namedBy(ctx.tx, named);
+  const namedId = linked.ref.type === 'user' ? named.userId : named.orgId;
+  const other = linked.ref.type === 'user' ? named.orgId : named.userId;
+  if ((namedId !== null && namedId !== linked.ref.id) || other !== null)
+    ctx.log.warn(
+      { customer: customerId, linked: linked.ref, named },
+      'event names another subject than its customer is linked to: the customer link wins',
+    );
+  return linked;
 }

@@ -31,13 +31,15 @@ export class ReadNeeded extends DecideAgain {
   }
 }
 
-/** Same terms: applying the one over the other changes nothing a tier depends on. */
+/** Same terms: applying the one over the other changes nothing a tier or a seat count depends on. */
 export function sameTerms(read: ProviderSubscription | null, stored: SubscriptionState): boolean {
   return (
     read !== null &&
     read.customerId === stored.customerId &&
     read.status === stored.status &&
     read.priceId === stored.priceId &&
+    read.quantity === stored.quantity &&
+    read.itemId === stored.itemId &&
     read.cancelAtPeriodEnd === stored.cancelAtPeriodEnd &&
     sameTime(read.cancelAt, stored.cancelAt) &&
     sameTime(read.currentPeriodEnd, stored.currentPeriodEnd) &&

@@ -6,7 +6,8 @@
 import type { ProviderSubscription, SubscriptionState } from '../model.ts';
 import type { CarriedState } from '../ports/event-ledger.ts';
 import { DecideAgain } from './delivery-reads.ts';
-import { findEventUser, type ApplyContext, type PrepareContext } from './context.ts';
+import { linkCustomerTo } from '../billing/billing-subject.ts';
+import { findEventSubject, type ApplyContext, type PrepareContext } from './context.ts';
 import { laterInLifecycle, ordering } from './ordering.ts';
 
 /** Before the transaction: reads the subscription when the event alone cannot settle it. */
@@ -89,30 +90,35 @@ export interface NewState {
 }
 
 /**
- * Stores `next` as the subscription's state as of `asOf` for its user: the stored one's, else the
- * user its customer is linked to (or its metadata names); 'unlinked', storing nothing, when there
- * is none. Exported for the provider's listings (billing/provider-listing.ts).
+ * Stores `next` as the subscription's state as of `asOf` for who pays: the stored one's, else the
+ * subject (a user or an organisation) its customer is linked to, or its metadata names ('unlinked',
+ * storing nothing, when there is none). Exported for the provider's listings
+ * (billing/provider-listing.ts).
  */
 export async function saveState(
   ctx: Pick<ApplyContext, 'tx' | 'log'>,
   { stored, next, asOf, created }: NewState,
 ): Promise<'saved' | 'unlinked'> {
-  // A subscription never changes customer: the user is looked up (and linked) for a first snapshot only.
-  const user =
+  // A subscription never changes customer: who pays is looked up (and linked) for a first snapshot only.
+  const subject =
     stored !== null && stored.customerId === next.customerId
       ? null
-      : await findEventUser(ctx, next.metadataUserId, next.customerId);
-  const userId = user?.id ?? stored?.userId;
-  if (userId === undefined) {
+      : await findEventSubject(
+          ctx,
+          { userId: next.metadataUserId, orgId: next.metadataOrgId },
+          next.customerId,
+        );
+  const owner = subject?.ref ?? stored?.owner;
+  if (owner === undefined) {
     ctx.log.warn(
       { subscription: next.id, customer: next.customerId },
       'subscription for an unknown customer: acknowledged, nothing stored',
     );
     return 'unlinked';
   }
-  if (user && user.paymentsCustomerId === null)
-    await ctx.tx.users.linkCustomer(user.id, next.customerId);
-  const state = { ...next, userId, paymentFailedAt: failingSince(next, stored, created), asOf };
+  if (subject && subject.paymentsCustomerId === null)
+    await linkCustomerTo(ctx.tx, subject.ref, next.customerId);
+  const state = { ...next, owner, paymentFailedAt: failingSince(next, stored, created), asOf };
   if (stored !== null) await ctx.tx.subscriptions.update(state);
   else if (!(await ctx.tx.subscriptions.insert(state)))
     throw new DecideAgain(`subscription ${next.id} was stored by another delivery meanwhile`);

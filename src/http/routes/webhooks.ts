@@ -66,6 +66,8 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsync {
         tags: ['webhooks'],
         description:
           'Stripe events, snapshot or thin, verified by the Stripe-Signature header over the raw body and processed exactly once. An event the service cannot translate is acknowledged as ignored and recorded with its reason.',
+        // No caller credentials: the Stripe-Signature header, a signature of the body, is the proof.
+        security: [],
         headers: SignatureHeader,
         body: PaymentEvent,
         response: {

@@ -92,7 +92,7 @@ export function checkoutSessionRoutes(ctx: SimContext): FastifyPluginAsync {
       allowOnly(params, [...PAGE_PARAMS]);
       const stored = await find(request.params.id);
       return expander.expand(
-        await lineItemsOf(ctx.docs, request.params.id, stored.extra as unknown as SessionExtra),
+        await lineItemsOf(ctx.docs, stored.data, stored.extra as unknown as SessionExtra),
         expansions(params),
       );
     });

@@ -8,7 +8,7 @@ import type Stripe from 'stripe';
 import { invalidParam } from '../errors.ts';
 import type { FormObject } from '../form.ts';
 import type { CustomerUpdate, NewSession, SubscriptionData } from '../objects/checkout.ts';
-import { percentOff } from '../objects/offers.ts';
+import { appliedDiscount } from '../objects/offers.ts';
 import {
   customerUpdate,
   discount,
@@ -299,8 +299,7 @@ export async function readSessionParams(
     subscriptionData: subscriptionDataParams,
     paymentMethodCollection,
     allowPromotionCodes,
-    discount: sessionDiscount,
-    percentOff: sessionDiscount === null ? 0 : await percentOff(docs, sessionDiscount.coupon),
+    discount: sessionDiscount && (await appliedDiscount(docs, sessionDiscount, null)),
     automaticTax,
     addressKnown: customerDoc?.address != null,
     customerUpdate: update,

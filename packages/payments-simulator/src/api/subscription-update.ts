@@ -1,21 +1,25 @@
 // POST /v1/subscriptions/:id: the fields the simulator models (cancel_at, the flexible billing
 // mode's way, or the deprecated cancel_at_period_end; trial_end=now; metadata, description,
-// cancellation_details), emitting customer.subscription.updated when something changed. Any other
-// parameter Stripe takes is refused with a 400 that names it.
+// cancellation_details; the item's price and quantity, prorated as `proration_behavior` says),
+// emitting customer.subscription.updated when something changed. Any other parameter Stripe takes
+// is refused with a 400 that names it.
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
 import type { Expander } from '../expand.ts';
 import type { FormObject } from '../form.ts';
+import type { ItemChange } from '../item-change.ts';
 import { itemOf } from '../objects/subscriptions.ts';
 import { allowOnly, expansions, flag, hash, mergeMetadata, metadata, text } from '../params.ts';
 import {
   changeSubscription,
+  refuseEnded,
   withCancelAt,
   withCancelAtPeriodEnd,
 } from '../subscription-changes.ts';
 import { endTrial } from '../trial-end.ts';
+import { itemChange } from './item-params.ts';
 import { paramsOf, triggerOf } from './request.ts';
 import { cancelAt } from './subscription-create.ts';
 
@@ -61,6 +65,7 @@ const SIMULATED_UPDATES = [
   'cancellation_details',
   'description',
   'expand',
+  'items',
   'metadata',
   'proration_behavior',
   'trial_end',
@@ -90,8 +95,10 @@ function withDetails(subscription: Subscription, details: FormObject): Subscript
 }
 
 interface Update {
-  /** What the update does to the subscription; it may refuse the subscription as it is. */
+  /** What it does to the subscription's own fields; it may refuse the subscription as it is. */
   change: (before: Subscription) => Subscription;
+  /** What it does to the subscription's item, if anything. */
+  item: ItemChange | undefined;
   /** trial_end=now: the trial ends once the change is stored. */
   endsTrial: boolean;
 }
@@ -102,7 +109,7 @@ function readUpdate(params: FormObject): Update {
   const other = Object.keys(params).find((name) => !SIMULATED_UPDATES.includes(name));
   if (other !== undefined)
     throw invalidParam(
-      `The payments simulator does not support updating ${other}; it simulates cancel_at, cancel_at_period_end, cancellation_details, description, metadata and trial_end=now.`,
+      `The payments simulator does not support updating ${other}; it simulates cancel_at, cancel_at_period_end, cancellation_details, description, items (price and quantity), metadata, proration_behavior and trial_end=now.`,
       other,
     );
   const cancelAtEnd = flag(params, 'cancel_at_period_end');
@@ -115,7 +122,9 @@ function readUpdate(params: FormObject): Update {
   const meta = metadata(params);
   const description = text(params, 'description', { max: 500 });
   const details = cancellationDetails(params);
+  const item = itemChange(params);
   const change = (before: Subscription): Subscription => {
+    if (item !== undefined) refuseEnded(before, 'items');
     let after: Subscription = { ...before, metadata: mergeMetadata(before.metadata, meta) };
     if (description !== undefined || params.description === '')
       after.description = description ?? null;
@@ -125,16 +134,16 @@ function readUpdate(params: FormObject): Update {
     if (cancelAtEnd !== undefined) after = withCancelAtPeriodEnd(after, cancelAtEnd);
     return after;
   };
-  return { change, endsTrial: trialEnd === 'now' };
+  return { change, item, endsTrial: trialEnd === 'now' };
 }
 
 export function subscriptionUpdateRoute(ctx: SimContext, expander: Expander): FastifyPluginAsync {
   return async (app) => {
     app.post<{ Params: { id: string } }>('/subscriptions/:id', async (request) => {
       const params = paramsOf(request);
-      const { change, endsTrial } = readUpdate(params);
+      const { change, item, endsTrial } = readUpdate(params);
       const { id } = request.params;
-      const changed = await changeSubscription(ctx, id, triggerOf(request), change);
+      const changed = await changeSubscription(ctx, id, triggerOf(request), change, item);
       const { subscription } = endsTrial
         ? (await endTrial(ctx, id, triggerOf(request))).value
         : changed.value;

@@ -1,12 +1,20 @@
 // Checkout sessions in subscription mode. The Stripe object does not show what the session will
 // create (its price, quantity, subscription_data, customer_update); that is kept as the document's
 // `extra`, and the price comes back through `expand[]=line_items` or GET .../line_items, as on
-// Stripe. Its amounts are what is due today: nothing during a trial; a redeemed code's discount
-// and the automatic tax otherwise.
+// Stripe. Its amounts are what is due today (charge.ts): nothing during a trial; a redeemed code's
+// discount and the automatic tax otherwise, as the first invoice will charge them.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
-import type { Documents } from '../store.ts';
-import { adjust, SIMULATED_TAX, type Adjustments } from './offers.ts';
+import type { Documents, Stored } from '../store.ts';
+import {
+  billable,
+  chargeOf,
+  itemAmount,
+  type Adjustments,
+  type AppliedDiscount,
+  type Charge,
+} from './charge.ts';
+import { sessionAdjustments, SIMULATED_TAX } from './offers.ts';
 
 type MissingPaymentMethod = Stripe.Subscription.TrialSettings.EndBehavior.MissingPaymentMethod;
 
@@ -56,9 +64,7 @@ export interface NewSession {
   subscriptionData: SubscriptionData;
   paymentMethodCollection: 'always' | 'if_required';
   allowPromotionCodes: boolean;
-  discount: SessionDiscount | null;
-  /** The discount's percentage off, for the amounts. */
-  percentOff: number;
+  discount: AppliedDiscount | null;
   automaticTax: boolean;
   /** Whether the customer's address is known already (automatic tax can compute at once). */
   addressKnown: boolean;
@@ -72,35 +78,77 @@ export interface NewSession {
 export const hasTrial = (data: SubscriptionData): boolean =>
   (data.trial_period_days ?? null) !== null || (data.trial_end ?? null) !== null;
 
-/** What is due today: the price, less the discount, plus tax; nothing during a trial. */
-export function totalsOf(
-  amount: number,
-  trial: boolean,
-  adjustments: Adjustments,
-): Pick<Stripe.Checkout.Session, 'amount_subtotal' | 'amount_total' | 'total_details'> {
-  const due = trial ? 0 : amount;
-  const { discount, tax } = adjust(due, adjustments);
+/** The session's line, as its subscription's item will be. */
+export interface SessionItem {
+  price: Stripe.Price;
+  quantity: number;
+}
+
+/** What the first invoice after any trial charges: the item, its discount and tax. */
+const firstCharge = (item: SessionItem, adjustments: Adjustments): Charge =>
+  chargeOf([billable(itemAmount(item.price, item.quantity))], adjustments);
+
+/** What is due today: the first charge, or nothing during a trial (its first invoice is $0). */
+export const dueToday = (item: SessionItem, trial: boolean, adjustments: Adjustments): Charge =>
+  trial ? chargeOf([billable(0)], adjustments) : firstCharge(item, adjustments);
+
+/** What an open session sells and will charge: its item, discount and tax, the first charge. */
+export interface SessionOffer {
+  item: SessionItem;
+  adjustments: Adjustments;
+  /** The first invoice after any trial. */
+  first: Charge;
+  trial: boolean;
+}
+
+export async function sessionOffer(
+  docs: Documents,
+  { data, extra }: Stored<Stripe.Checkout.Session>,
+): Promise<SessionOffer> {
+  const { line_items: lines, subscription_data: subscriptionData } =
+    extra as unknown as SessionExtra;
+  const line = lines[0]!;
+  const item = {
+    price: (await docs.require<Stripe.Price>('price', line.price)).data,
+    quantity: line.quantity,
+  };
+  const adjustments = await sessionAdjustments(docs, data);
   return {
-    amount_subtotal: due,
-    amount_total: due - discount + tax,
-    total_details: { amount_discount: discount, amount_shipping: 0, amount_tax: tax },
+    item,
+    adjustments,
+    first: firstCharge(item, adjustments),
+    trial: hasTrial(subscriptionData),
+  };
+}
+
+/** The session's amounts for what is due today. */
+export function totalsOf(
+  due: Charge,
+): Pick<Stripe.Checkout.Session, 'amount_subtotal' | 'amount_total' | 'total_details'> {
+  return {
+    amount_subtotal: due.subtotal,
+    amount_total: due.total,
+    total_details: { amount_discount: due.discount, amount_shipping: 0, amount_tax: due.tax },
   };
 }
 
 export const sessionDiscounts = (
-  discount: SessionDiscount | null,
+  discount: AppliedDiscount | null,
 ): Stripe.Checkout.Session.Discount[] =>
-  discount === null ? [] : [{ coupon: discount.coupon, promotion_code: discount.promotionCode }];
+  discount === null
+    ? []
+    : [{ coupon: discount.coupon.id, promotion_code: discount.promotionCode?.id ?? null }];
 
 export function buildSession(input: NewSession): {
   session: Stripe.Checkout.Session;
   extra: SessionExtra;
 } {
-  const amount = (input.price.unit_amount ?? 0) * input.quantity;
-  const totals = totalsOf(amount, hasTrial(input.subscriptionData), {
-    discount: input.discount === null ? null : { id: '', percentOff: input.percentOff },
-    taxPercent: input.automaticTax ? SIMULATED_TAX.percent : null,
-  });
+  const totals = totalsOf(
+    dueToday(input, hasTrial(input.subscriptionData), {
+      discount: input.discount,
+      taxPercent: input.automaticTax ? SIMULATED_TAX.percent : null,
+    }),
+  );
   const session: Stripe.Checkout.Session = {
     id: newId('cs_test_', 58),
     object: 'checkout.session',
@@ -194,15 +242,15 @@ export function presentSession(
   };
 }
 
+/** The session's one line, its amounts those of the session (what is due today). */
 export async function lineItemsOf(
   docs: Documents,
-  sessionId: string,
+  session: Stripe.Checkout.Session,
   extra: SessionExtra,
 ): Promise<Stripe.ApiList<Stripe.LineItem>> {
   const data: Stripe.LineItem[] = [];
   for (const line of extra.line_items) {
     const price = (await docs.require<Stripe.Price>('price', line.price)).data;
-    const amount = (price.unit_amount ?? 0) * line.quantity;
     const product = (
       await docs.get<Stripe.Product>(
         'product',
@@ -213,10 +261,10 @@ export async function lineItemsOf(
       id: line.id,
       object: 'item',
       adjustable_quantity: null,
-      amount_discount: 0,
-      amount_subtotal: amount,
-      amount_tax: 0,
-      amount_total: amount,
+      amount_discount: session.total_details?.amount_discount ?? 0,
+      amount_subtotal: session.amount_subtotal ?? 0,
+      amount_tax: session.total_details?.amount_tax ?? 0,
+      amount_total: session.amount_total ?? 0,
       currency: price.currency,
       description: product?.name ?? null,
       metadata: {},
@@ -228,6 +276,6 @@ export async function lineItemsOf(
     object: 'list',
     data,
     has_more: false,
-    url: `/v1/checkout/sessions/${sessionId}/line_items`,
+    url: `/v1/checkout/sessions/${session.id}/line_items`,
   };
 }

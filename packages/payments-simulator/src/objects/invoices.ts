@@ -4,7 +4,15 @@
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
 import { decimal, tierTitle } from './catalog.ts';
-import { adjust, NO_ADJUSTMENTS, SIMULATED_TAX, type Adjustments } from './offers.ts';
+import {
+  billable,
+  chargeOf,
+  itemAmount,
+  NO_ADJUSTMENTS,
+  type Adjustments,
+  type LineCharge,
+} from './charge.ts';
+import { SIMULATED_TAX } from './offers.ts';
 import { customerIdOf, itemOf } from './subscriptions.ts';
 
 export interface NewInvoice {
@@ -16,7 +24,7 @@ export interface NewInvoice {
   number: string;
   /** The invoice's lines when not the item's whole period (see proration.ts). */
   lines?: (invoiceId: string) => Stripe.InvoiceLineItem[];
-  /** The subscription's discount and automatic tax (offers.ts); none when not given. */
+  /** The subscription's discount and automatic tax (charge.ts); none when not given. */
   adjustments?: Adjustments;
 }
 
@@ -26,6 +34,12 @@ export interface LinePart {
   amount: number;
   description: string;
   period: { start: number; end: number };
+  /** The quantity it bills for; the item's when not given. */
+  quantity?: number;
+  /** The pending invoice item it bills (a proration made earlier), if any. */
+  invoiceItem?: string;
+  /** Whether it prorates a change within the period (not a trial's line). */
+  proration: boolean;
 }
 
 function money(amount: number): string {
@@ -40,7 +54,7 @@ export function trialLines(
 ): (invoiceId: string) => Stripe.InvoiceLineItem[] {
   const description = `Trial period for ${tierTitle(price.lookup_key ?? price.id)}`;
   return (invoiceId) => [
-    lineOf(invoiceId, subscription, { price, amount: 0, description, period }),
+    lineOf(invoiceId, subscription, { price, amount: 0, description, period, proration: false }),
   ];
 }
 
@@ -51,8 +65,8 @@ export function lineOf(
 ): Stripe.InvoiceLineItem {
   const item = itemOf(subscription);
   const price = part?.price ?? item.price;
-  const quantity = item.quantity ?? 1;
-  const amount = part?.amount ?? (price.unit_amount ?? 0) * quantity;
+  const quantity = part?.quantity ?? item.quantity ?? 1;
+  const amount = part?.amount ?? itemAmount(price, quantity);
   const product = typeof price.product === 'string' ? price.product : price.product.id;
   const tier = price.lookup_key ?? product;
   return {
@@ -64,7 +78,7 @@ export function lineOf(
       part?.description ??
       `${quantity} × ${tierTitle(tier)} (at ${money(price.unit_amount ?? 0)} / month)`,
     discount_amounts: [],
-    discountable: true,
+    discountable: billable(amount, { proration: part?.proration }).discountable,
     discounts: [],
     invoice: invoiceId,
     livemode: false,
@@ -72,8 +86,8 @@ export function lineOf(
     parent: {
       invoice_item_details: null,
       subscription_item_details: {
-        invoice_item: null,
-        proration: part !== undefined,
+        invoice_item: part?.invoiceItem ?? null,
+        proration: part?.proration ?? false,
         proration_details: { credited_items: null },
         subscription: subscription.id,
         subscription_item: item.id,
@@ -95,18 +109,23 @@ export function lineOf(
   };
 }
 
-/** A line with its share of the discount (invoice-level, as a subscription's is) and its tax. */
-function adjusted(line: Stripe.InvoiceLineItem, adjustments: Adjustments): Stripe.InvoiceLineItem {
-  const { discount, tax } = adjust(line.amount, adjustments);
-  const id = adjustments.discount?.id;
+/**
+ * A line with its share of the discount (the subscription's, an invoice-level one: the line
+ * names it in discount_amounts, not in its own discounts) and its tax.
+ */
+function adjusted(
+  line: Stripe.InvoiceLineItem,
+  charge: LineCharge,
+  adjustments: Adjustments,
+): Stripe.InvoiceLineItem {
+  const id = adjustments.discount?.id ?? null;
   return {
     ...line,
-    discount_amounts: id === undefined ? [] : [{ amount: discount, discount: id }],
-    discounts: id === undefined ? [] : [id],
+    discount_amounts: id === null ? [] : [{ amount: charge.discount, discount: id }],
     taxes:
       adjustments.taxPercent === null
         ? []
-        : [simulatedTax(tax, Math.max(0, line.amount - discount))],
+        : [simulatedTax(charge.tax, charge.amount - charge.discount)],
   };
 }
 
@@ -122,19 +141,18 @@ function simulatedTax(amount: number, taxableAmount: number) {
   };
 }
 
-const sum = (amounts: number[]): number => amounts.reduce((total, each) => total + each, 0);
-
 export function buildInvoice(input: NewInvoice): Stripe.Invoice {
   const id = newId('in_');
   const adjustments = input.adjustments ?? NO_ADJUSTMENTS;
-  const lines = (input.lines?.(id) ?? [lineOf(id, input.subscription)]).map((each) =>
-    adjusted(each, adjustments),
+  const raw = input.lines?.(id) ?? [lineOf(id, input.subscription)];
+  const charge = chargeOf(
+    raw.map((line) => ({ amount: line.amount, discountable: line.discountable })),
+    adjustments,
   );
-  const line = lines[0]!;
-  const subtotal = sum(lines.map((each) => each.amount));
-  const discount = sum(lines.flatMap((each) => (each.discount_amounts ?? []).map((d) => d.amount)));
-  const tax = sum(lines.flatMap((each) => (each.taxes ?? []).map((t) => t.amount)));
-  const total = subtotal - discount + tax;
+  const lines = raw.map((each, i) => adjusted(each, charge.lines[i]!, adjustments));
+  // The item's period is the last line's: any prorations billed with it come first.
+  const line = lines.at(-1)!;
+  const { subtotal, discount, tax, total } = charge;
   // A credit (a switch to a cheaper plan) is not charged: nothing is due.
   const due = Math.max(0, total);
   return {
@@ -180,7 +198,7 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     default_source: null,
     default_tax_rates: [],
     description: null,
-    discounts: adjustments.discount === null ? [] : [adjustments.discount.id],
+    discounts: adjustments.discount?.id == null ? [] : [adjustments.discount.id],
     due_date: null,
     effective_at: input.at,
     ending_balance: 0,
@@ -232,12 +250,13 @@ export function buildInvoice(input: NewInvoice): Stripe.Invoice {
     test_clock: null,
     total,
     total_discount_amounts:
-      adjustments.discount === null
+      adjustments.discount?.id == null
         ? []
         : [{ amount: discount, discount: adjustments.discount.id }],
-    total_excluding_tax: subtotal - discount,
+    total_excluding_tax: charge.totalExcludingTax,
     total_pretax_credit_amounts: [],
-    total_taxes: adjustments.taxPercent === null ? [] : [simulatedTax(tax, subtotal - discount)],
+    total_taxes:
+      adjustments.taxPercent === null ? [] : [simulatedTax(tax, charge.totalExcludingTax)],
     webhooks_delivered_at: input.at,
   };
 }

@@ -1,12 +1,13 @@
 // What the simulator sells with besides a price: one test promotion code, SAVE20 (the coupon
 // sim_20_off, 20 % off every invoice, forever), the discount a redeemed code becomes, and a
 // simulated automatic tax (10 % on a simulated US address: Stripe Tax decides by the customer's
-// address; here every address is taxed alike). adjustmentsOf tells an invoice what to deduct and
-// to add, from its subscription's discount and automatic_tax.
+// address; here every address is taxed alike). adjustmentsOf and sessionAdjustments say what a
+// charge (charge.ts) deducts and adds, from a subscription's or a session's discount and tax.
 import type Stripe from 'stripe';
 import { newId } from '../ids.ts';
 import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
+import type { AppliedDiscount, Adjustments } from './charge.ts';
 
 export const TEST_PROMOTION_CODE = 'SAVE20';
 const COUPON_ID = 'sim_20_off';
@@ -137,18 +138,40 @@ export async function redeem(docs: Documents, discount: Stripe.Discount): Promis
     });
 }
 
-/** What an invoice deducts (a percentage off, with the discount's id) and adds (tax). */
-export interface Adjustments {
-  discount: { id: string; percentOff: number } | null;
-  taxPercent: number | null;
+/** A coupon, and the promotion code redeemed for it, as a charge applies them (charge.ts). */
+export async function appliedDiscount(
+  docs: Documents,
+  { coupon, promotionCode }: { coupon: string; promotionCode: string | null },
+  id: string | null,
+): Promise<AppliedDiscount> {
+  const code =
+    promotionCode === null
+      ? null
+      : ((await docs.get<Stripe.PromotionCode>('promotion_code', promotionCode))?.data ?? null);
+  return {
+    id,
+    coupon: (await docs.require<Stripe.Coupon>('coupon', coupon)).data,
+    promotionCode: code,
+  };
 }
 
-export const NO_ADJUSTMENTS: Adjustments = { discount: null, taxPercent: null };
-
-/** A coupon's percentage off, for the session or the subscription that holds it. */
-export async function percentOff(docs: Documents, couponId: string): Promise<number> {
-  return (await docs.get<Stripe.Coupon>('coupon', couponId))?.data.percent_off ?? 0;
+/** A stored discount (di_...) as a charge applies it; null when there is none by that id. */
+export async function discountById(docs: Documents, id: string): Promise<AppliedDiscount | null> {
+  const discount = (await docs.get<Stripe.Discount>('discount', id))?.data;
+  if (discount === undefined) return null;
+  const promotionCode = discount.promotion_code;
+  return appliedDiscount(
+    docs,
+    {
+      coupon: String(discount.source.coupon),
+      promotionCode: promotionCode == null ? null : String(promotionCode),
+    },
+    discount.id,
+  );
 }
+
+const taxPercentOf = (automaticTax: { enabled: boolean }): number | null =>
+  automaticTax.enabled ? SIMULATED_TAX.percent : null;
 
 /** The subscription's discount and automatic tax, as each of its invoices applies them. */
 export async function adjustmentsOf(
@@ -156,29 +179,33 @@ export async function adjustmentsOf(
   subscription: Stripe.Subscription,
 ): Promise<Adjustments> {
   const [first] = subscription.discounts;
-  const discount =
-    first === undefined
-      ? null
-      : (await docs.get<Stripe.Discount>('discount', typeof first === 'string' ? first : first.id))
-          ?.data;
   return {
     discount:
-      discount == null
+      first === undefined
         ? null
-        : { id: discount.id, percentOff: await percentOff(docs, String(discount.source.coupon)) },
-    taxPercent: subscription.automatic_tax.enabled ? SIMULATED_TAX.percent : null,
+        : await discountById(docs, typeof first === 'string' ? first : first.id),
+    taxPercent: taxPercentOf(subscription.automatic_tax),
   };
 }
 
-/** An amount's discount and tax (on what is left after the discount), in cents; none on a credit. */
-export function adjust(
-  amount: number,
-  { discount, taxPercent }: Adjustments,
-): { discount: number; tax: number } {
-  if (amount <= 0) return { discount: 0, tax: 0 };
-  const off = discount === null ? 0 : Math.round((amount * discount.percentOff) / 100);
+/** The checkout session's code or coupon and automatic tax, as its first invoice will apply them. */
+export async function sessionAdjustments(
+  docs: Documents,
+  session: Stripe.Checkout.Session,
+): Promise<Adjustments> {
+  const [first] = session.discounts ?? [];
   return {
-    discount: off,
-    tax: taxPercent === null ? 0 : Math.round(((amount - off) * taxPercent) / 100),
+    discount:
+      first?.coupon == null
+        ? null
+        : await appliedDiscount(
+            docs,
+            {
+              coupon: String(first.coupon),
+              promotionCode: first.promotion_code == null ? null : String(first.promotion_code),
+            },
+            null,
+          ),
+    taxPercent: taxPercentOf(session.automatic_tax),
   };
 }

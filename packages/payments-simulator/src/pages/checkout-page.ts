@@ -10,11 +10,11 @@ import { currentSession, payCheckout } from '../checkout-flow.ts';
 import { applyPromotionCode } from '../checkout-promotion.ts';
 import { within, type SimContext } from '../context.ts';
 import type { FormObject } from '../form.ts';
-import type { SessionExtra } from '../objects/checkout.ts';
+import { sessionOffer, type SessionExtra } from '../objects/checkout.ts';
 import type { Stored } from '../store.ts';
 import { nowSeconds } from '../time.ts';
 import { renderCheckout, type CheckoutView } from './checkout-view.ts';
-import { header, html, refuseCrossSitePosts, sendPage } from './layout.ts';
+import { header, html, money, refuseCrossSitePosts, sendPage, type Html } from './layout.ts';
 
 const PAY_WAIT_MS = 5_000;
 type Session = Stripe.Checkout.Session;
@@ -22,12 +22,20 @@ type Session = Stripe.Checkout.Session;
 const successUrlOf = (session: Session): string | null =>
   session.success_url?.replaceAll('{CHECKOUT_SESSION_ID}', session.id) ?? null;
 
+/** What a completed session did: the amount paid, or a trial started with nothing charged. */
+function completedWords(session: Session): Html {
+  const subscription = html`subscription <code>${String(session.subscription)}</code>`;
+  if (session.payment_status === 'no_payment_required')
+    return html`Nothing was charged today: ${subscription} has started.`;
+  return html`${money(session.amount_total, session.currency)} was paid: ${subscription} is active.`;
+}
+
 function statusPage(reply: FastifyReply, session: Session, status = 200): FastifyReply {
   const success = successUrlOf(session);
   const paid = session.status === 'complete';
   const body = html`<main><div class="card" style="max-width:520px;margin:60px auto">${header(paid ? 'This checkout is complete.' : 'This checkout session has expired.')}
     <p><span class="badge ${session.status ?? ''}">${session.status}</span> <code>${session.id}</code></p>
-    <p>${paid ? html`The payment went through${session.subscription ? html` and subscription <code>${String(session.subscription)}</code> is active` : ''}.` : 'It can no longer be paid. Start a new checkout from the merchant.'}</p>
+    <p>${paid ? completedWords(session) : 'It can no longer be paid. Start a new checkout from the merchant.'}</p>
     ${paid && success ? html`<p><a href="${success}">Return to the merchant</a></p>` : ''}
     ${!paid && session.cancel_url ? html`<p><a href="${session.cancel_url}">Return to the merchant</a></p>` : ''}
   </div></main>`;
@@ -41,39 +49,28 @@ function notFound(reply: FastifyReply): FastifyReply {
   });
 }
 
-/** The open session's page: what it sells, to whom, and the code and coupon it has applied. */
+/** The open session's page: what it sells, to whom, and what it will charge. */
 async function checkoutView(
   ctx: SimContext,
   stored: Stored<Session>,
   notice: string | null,
 ): Promise<CheckoutView> {
   const session = stored.data;
-  const extra = stored.extra as unknown as SessionExtra;
-  const line = extra.line_items[0]!;
-  const price = (await ctx.docs.require<Stripe.Price>('price', line.price)).data;
+  const offer = await sessionOffer(ctx.docs, stored);
+  const { price } = offer.item;
   const product = (await ctx.docs.get<Stripe.Product>('product', String(price.product)))?.data;
   const customer =
     typeof session.customer === 'string'
       ? (await ctx.docs.get<Stripe.Customer>('customer', session.customer))?.data
       : undefined;
-  const [discount] = session.discounts ?? [];
-  const code =
-    typeof discount?.promotion_code === 'string'
-      ? ((await ctx.docs.get<Stripe.PromotionCode>('promotion_code', discount.promotion_code))
-          ?.data ?? null)
-      : null;
-  const coupon =
-    discount?.coupon == null
-      ? null
-      : ((await ctx.docs.get<Stripe.Coupon>('coupon', String(discount.coupon)))?.data ?? null);
   return {
     session,
-    extra,
+    extra: stored.extra as unknown as SessionExtra,
     price,
     product: product ?? null,
     email: customer?.email ?? session.customer_email,
-    code,
-    coupon,
+    adjustments: offer.adjustments,
+    first: offer.first,
     notice,
     now: nowSeconds(),
   };

@@ -1,10 +1,13 @@
 // The open checkout session's page (what pages/checkout-page.ts serves): what is bought and for
-// how much, the offers the session was created with (a trial: "14 days free, then $15.00 per
-// month"; a promotion code field; the discount and the tax lines), the card unless none is needed
-// today, and the button: "Start trial" or "Pay ... and subscribe".
+// how much, the offers the session was created with (a trial: "14 days free, then $12.00 per
+// month with SAVE20 (20% off forever)"; a promotion code field; the discount and the tax lines of
+// the first invoice after any trial), the card unless none is needed today, and the button:
+// "Start trial" or "Pay ... and subscribe".
 import type Stripe from 'stripe';
+import type { Adjustments, Charge } from '../objects/charge.ts';
 import type { SessionExtra } from '../objects/checkout.ts';
 import { SIMULATED_TAX } from '../objects/offers.ts';
+import { afterDiscount, discountName } from './charge-words.ts';
 import { dateOf, html, money, type Html } from './layout.ts';
 
 const DAY = 86_400;
@@ -15,9 +18,9 @@ export interface CheckoutView {
   price: Stripe.Price;
   product: Stripe.Product | null;
   email: string | null;
-  /** The promotion code applied and its coupon, when one is. */
-  code: Stripe.PromotionCode | null;
-  coupon: Stripe.Coupon | null;
+  /** The session's discount and tax, and what its first invoice after any trial charges. */
+  adjustments: Adjustments;
+  first: Charge;
   notice: string | null;
   now: number;
 }
@@ -29,37 +32,56 @@ function trialDaysOf({ extra, now }: CheckoutView): number | null {
   return end == null ? null : Math.max(1, Math.round((end - now) / DAY));
 }
 
-function offerLines(view: CheckoutView): Html {
-  const { session, code, coupon } = view;
+/** "then $12.00 per month with SAVE20 (20% off forever)": the price once the trial ends. */
+function afterTrial({ first, adjustments, price }: CheckoutView): string {
+  const discount = adjustments.discount;
+  const monthly = `${money(afterDiscount(first.lines[0]!), price.currency)} per month`;
+  return discount === null ? monthly : `${monthly} with ${discountName(discount)}`;
+}
+
+/**
+ * The first invoice's lines (the subtotal, the discount, the tax) and what is due: with a trial
+ * they are what is charged when it ends, and nothing is due today.
+ */
+function offerLines(view: CheckoutView, trial: boolean): Html {
+  const { session, first, adjustments } = view;
   const currency = session.currency;
-  const details = session.total_details;
-  const discount =
-    session.discounts !== null && session.discounts.length > 0
-      ? html`<p class="discount">
-          ${code?.code ?? coupon?.name ?? 'Discount'}${coupon?.percent_off ? ` (${coupon.percent_off}% off)` : ''}
-          <span class="muted">−${money(details?.amount_discount ?? 0, currency)}</span>
-        </p>`
-      : '';
-  const tax = session.automatic_tax.enabled
-    ? html`<p class="tax">
-        ${SIMULATED_TAX.name} (simulated, ${SIMULATED_TAX.percent}%)
-        <span class="muted">${money(details?.amount_tax ?? 0, currency)}</span>
-      </p>`
+  const adjusted = adjustments.discount !== null || adjustments.taxPercent !== null;
+  const subtotal = adjusted
+    ? html`<p class="subtotal">Subtotal <span class="muted">${money(first.subtotal, currency)}</span></p>`
     : '';
-  return html`${discount}${tax}
+  const discount =
+    adjustments.discount === null
+      ? ''
+      : html`<p class="discount">
+          ${discountName(adjustments.discount)}
+          <span class="muted">−${money(first.discount, currency)}</span>
+        </p>`;
+  const tax =
+    adjustments.taxPercent === null
+      ? ''
+      : html`<p class="tax">
+          ${SIMULATED_TAX.name} (simulated, ${SIMULATED_TAX.percent}%)
+          <span class="muted">${money(first.tax, currency)}</span>
+        </p>`;
+  const afterTrialTotal = trial
+    ? html`<p class="after-trial">Total after trial ${money(first.total, currency)}</p>`
+    : '';
+  return html`${subtotal}${discount}${tax}${afterTrialTotal}
     <p class="total">
       <strong>Total due today ${money(session.amount_total, currency)}</strong>
     </p>`;
 }
 
 function promotionCodeForm(view: CheckoutView): Html | string {
-  const { session, code } = view;
+  const { session, adjustments } = view;
   if (session.allow_promotion_codes !== true) return '';
   const action = `/checkout/${session.id}/promotion-code`;
-  if (session.discounts !== null && session.discounts.length > 0)
-    return html`<form method="post" action="${action}" class="inline">
+  // The notice says a code was applied; the field says which, with a way to remove it.
+  if (adjustments.discount !== null)
+    return html`<form method="post" action="${action}" style="margin-bottom:14px">
       <input type="hidden" name="remove" value="1" />
-      <span class="small">Code <code>${code?.code ?? ''}</code> applied.</span>
+      <span class="small">Promotion code <code>${adjustments.discount.promotionCode?.code ?? ''}</code></span>
       <button class="link" type="submit">Remove</button>
     </form>`;
   return html`<form method="post" action="${action}">
@@ -73,12 +95,12 @@ export function renderCheckout(view: CheckoutView): Html {
   const { session, price, product, email, extra } = view;
   const line = extra.line_items[0]!;
   const days = trialDaysOf(view);
-  const perMonth = money((price.unit_amount ?? 0) * line.quantity, price.currency);
+  const perMonth = money(view.first.subtotal, price.currency);
   const headline =
     days === null
       ? html`<div class="price">${perMonth}<span class="muted small" style="font-weight:400"> per month</span></div>`
       : html`<div class="price">${days} days free</div>
-          <p class="trial">${days} days free, then ${perMonth} per month</p>`;
+          <p class="trial">${days} days free, then ${afterTrial(view)}</p>`;
   const needsCard =
     session.payment_method_collection !== 'if_required' || session.amount_total !== 0;
   const card = needsCard
@@ -100,9 +122,9 @@ export function renderCheckout(view: CheckoutView): Html {
       <p class="muted small"><span class="badge test">TEST MODE</span> Payments Simulator</p>
       <p class="muted">Subscribe to ${product?.name ?? price.id}</p>
       ${headline}
-      ${line.quantity > 1 ? html`<p>Quantity ${line.quantity} · ${perMonth} per month in total</p>` : ''}
+      ${line.quantity > 1 ? html`<p class="quantity">${line.quantity} × ${product?.name ?? price.id} · ${perMonth} per month in total</p>` : ''}
       <p class="muted small">${product?.description ?? ''}</p>
-      ${offerLines(view)}
+      ${offerLines(view, days !== null)}
     </section>
     <section class="card">
       ${view.notice ? html`<div class="notice">${view.notice}</div>` : ''}

@@ -4,9 +4,12 @@
 // payment method, or adding a card first) and the drift controls, open checkouts, customers, and
 // recent events with what the service answered to each and a Resend button.
 import type Stripe from 'stripe';
+import type { NextCharge } from '../next-charge.ts';
+import type { SessionOffer } from '../objects/checkout.ts';
 import type { SimSettings } from '../settings.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import { ENDED } from '../subscription-lifecycle.ts';
+import { discountName, perMonth } from './charge-words.ts';
 import { driftButtonsFor, driftSection } from './drift-panel.ts';
 import { dateOf, header, html, money, type Html } from './layout.ts';
 import { settingsSection } from './settings-panel.ts';
@@ -24,8 +27,12 @@ export interface EventLine {
 
 export interface DashboardView {
   subscriptions: Stripe.Subscription[];
+  /** Each subscription's next charge, by its id. */
+  charges: Map<string, NextCharge>;
   customers: Stripe.Customer[];
   sessions: Stripe.Checkout.Session[];
+  /** What each open session will charge, by its id. */
+  sessionCharges: Map<string, SessionOffer>;
   events: EventLine[];
   prices: Stripe.Price[];
   settings: SimSettings;
@@ -98,8 +105,14 @@ function statusOf(s: Stripe.Subscription): Html {
 /** Customer id -> e-mail, or the id when it has none. */
 type Emails = Map<string, string>;
 
+/** What the subscription costs a month with its discount and tax, and its next invoice. */
+function chargeOf(s: Stripe.Subscription, next: NextCharge): Html {
+  const { discount } = next.adjustments;
+  return html`<span class="muted">${perMonth(next.period, s.currency)}</span>${discount === null ? '' : html`<br><span class="muted small">${discountName(discount)}</span>`}${next.at === null ? '' : html`<br><span class="small">next invoice ${money(next.invoice.total, s.currency)} on ${dateOf(next.at)}</span>`}`;
+}
+
 function subscriptionsTable(
-  { subscriptions, customers, prices }: DashboardView,
+  { subscriptions, charges, customers, prices }: DashboardView,
   emailOf: Emails,
 ): Html {
   const customerCard = new Map(
@@ -110,17 +123,25 @@ function subscriptionsTable(
         ${subscriptions.map((s) => {
           const item = itemOf(s);
           return html`<tr><td><code>${s.id}</code></td><td>${emailOf.get(String(s.customer)) ?? String(s.customer)}</td>
-            <td>${item.price.nickname ?? item.price.id}<br><span class="muted">${money(item.price.unit_amount, item.price.currency)}/month</span></td>
+            <td>${item.quantity ?? 1} × ${item.price.nickname ?? item.price.id}<br>${chargeOf(s, charges.get(s.id)!)}</td>
             <td>${statusOf(s)}</td>
             <td class="small">${dateOf(item.current_period_start)}<br>→ ${dateOf(item.current_period_end)}</td><td>${actionsFor(s, s.default_payment_method !== null || customerCard.get(String(s.customer)) === true)}${driftButtonsFor(s, prices)}</td></tr>`;
         })}
         ${subscriptions.length === 0 ? html`<tr><td colspan="6" class="muted">None yet: pay a checkout session to create one.</td></tr>` : ''}</table>`;
 }
 
-function sessionsTable({ sessions }: DashboardView, emailOf: Emails): Html {
+/** "$13.20 today", or during a trial "$0.00 today, then $12.00 per month + $1.20 tax". */
+function sessionAmount(s: Stripe.Checkout.Session, { first, trial, item }: SessionOffer): Html {
+  const today = `${money(s.amount_total, s.currency)} today`;
+  return trial
+    ? html`${today}, then ${perMonth(first.lines[0]!, item.price.currency)}`
+    : html`${today}`;
+}
+
+function sessionsTable({ sessions, sessionCharges }: DashboardView, emailOf: Emails): Html {
   return html`<h2>Open checkout sessions</h2>
         <table><tr><th>Session</th><th>Customer</th><th>Amount</th><th>Expires</th></tr>
-        ${sessions.map((s) => html`<tr><td><a href="/checkout/${s.id}"><code>${s.id.slice(0, 28)}…</code></a></td><td>${emailOf.get(String(s.customer)) ?? s.customer_email ?? '—'}</td><td>${money(s.amount_total, s.currency)}/month</td><td class="small">${dateOf(s.expires_at)}</td></tr>`)}
+        ${sessions.map((s) => html`<tr><td><a href="/checkout/${s.id}"><code>${s.id.slice(0, 28)}…</code></a></td><td>${emailOf.get(String(s.customer)) ?? s.customer_email ?? '—'}</td><td>${sessionAmount(s, sessionCharges.get(s.id)!)}</td><td class="small">${dateOf(s.expires_at)}</td></tr>`)}
         ${sessions.length === 0 ? html`<tr><td colspan="4" class="muted">None open.</td></tr>` : ''}</table>`;
 }
 

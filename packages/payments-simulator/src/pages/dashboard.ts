@@ -7,6 +7,8 @@ import type Stripe from 'stripe';
 import { SUBSCRIPTION_ACTIONS } from '../api/controls.ts';
 import type { SimContext } from '../context.ts';
 import { AUTOMATIC } from '../events.ts';
+import { nextCharge } from '../next-charge.ts';
+import { sessionOffer } from '../objects/checkout.ts';
 import { renderDashboard, type DashboardView, type EventLine } from './dashboard-view.ts';
 import { refuseCrossSitePosts, sendPage } from './layout.ts';
 import { describeChange, describeEvents, noticeOf } from './notices.ts';
@@ -23,20 +25,29 @@ async function listed(ctx: SimContext): Promise<Listed> {
   const customers = (await ctx.docs.list<Stripe.Customer>('customer', {}, { limit: 100 })).data.map(
     (r) => r.data,
   );
-  const sessions = (
+  const open = (
     await ctx.docs.list<Stripe.Checkout.Session>(
       'checkout.session',
       { status: ['open'] },
       { limit: 20 },
     )
-  ).data.map((r) => r.data);
+  ).data;
+  const sessions = open.map((r) => r.data);
+  const sessionCharges = new Map(
+    await Promise.all(open.map(async (r) => [r.data.id, await sessionOffer(ctx.docs, r)] as const)),
+  );
+  const charges = new Map(
+    await Promise.all(
+      subscriptions.map(async (s) => [s.id, await nextCharge(ctx.docs, s)] as const),
+    ),
+  );
   const events = await ctx.db.query<EventLine>(
     'SELECT id, type, created::float8 AS created, delivered_at IS NOT NULL AS delivered, attempts, next_attempt_at::float8 AS next_attempt_at, last_response FROM sim_events ORDER BY seq DESC LIMIT 30',
   );
   const prices = (
     await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
   ).data.map((r) => r.data);
-  return { subscriptions, customers, sessions, events, prices };
+  return { subscriptions, charges, customers, sessions, sessionCharges, events, prices };
 }
 
 export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {

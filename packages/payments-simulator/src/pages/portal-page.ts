@@ -10,6 +10,9 @@ import { cardLabel, updateCard } from '../card-update.ts';
 import type { Outcome, SimContext } from '../context.ts';
 import { AUTOMATIC } from '../events.ts';
 import type { FormObject } from '../form.ts';
+import { nextCharge } from '../next-charge.ts';
+import type { AppliedDiscount } from '../objects/charge.ts';
+import { discountById } from '../objects/offers.ts';
 import { scheduleCancel, switchPrice } from '../subscription-changes.ts';
 import { ENDED, type Changed } from '../subscription-lifecycle.ts';
 import { nowSeconds } from '../time.ts';
@@ -60,7 +63,7 @@ async function portalView(
   notice: string | null,
 ): Promise<PortalView> {
   const customer = (await ctx.docs.require<Stripe.Customer>('customer', session.customer)).data;
-  const subscriptions = (
+  const live = (
     await ctx.docs.list<Stripe.Subscription>(
       'subscription',
       { customer: customer.id },
@@ -69,6 +72,12 @@ async function portalView(
   ).data
     .map((r) => r.data)
     .filter((s) => !ENDED.includes(s.status));
+  const subscriptions = await Promise.all(
+    live.map(async (subscription) => ({
+      subscription,
+      next: await nextCharge(ctx.docs, subscription),
+    })),
+  );
   const prices = (
     await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
   ).data
@@ -77,8 +86,35 @@ async function portalView(
   const invoices = (
     await ctx.docs.list<Stripe.Invoice>('invoice', { customer: customer.id }, { limit: 10 })
   ).data.map((r) => r.data);
-  const card = await cardLabel(ctx, customer, subscriptions);
-  return { session, customer, subscriptions, prices, invoices, card, notice };
+  const card = await cardLabel(ctx, customer);
+  return {
+    session,
+    customer,
+    subscriptions,
+    prices,
+    invoices,
+    discounts: await discountsOf(ctx, invoices),
+    card,
+    notice,
+  };
+}
+
+/** The discounts the invoices name, by id, to name their coupons. */
+async function discountsOf(
+  ctx: SimContext,
+  invoices: Stripe.Invoice[],
+): Promise<Map<string, AppliedDiscount>> {
+  const ids = new Set(
+    invoices.flatMap((invoice) =>
+      (invoice.total_discount_amounts ?? []).map((d) => String(d.discount)),
+    ),
+  );
+  const found = new Map<string, AppliedDiscount>();
+  for (const id of ids) {
+    const discount = await discountById(ctx.docs, id);
+    if (discount !== null) found.set(id, discount);
+  }
+  return found;
 }
 
 async function replaceCard(ctx: SimContext, session: Session, last4: string): Promise<string> {

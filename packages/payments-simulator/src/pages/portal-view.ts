@@ -1,19 +1,26 @@
-// The billing portal's page (what pages/portal-page.ts serves): the customer's live subscriptions
-// with the buttons Stripe's portal offers (switch between the configured plans, cancel at period
-// end, renew again, cancel now), the card with a form to replace it, recent invoices, and the link
-// back to the merchant's return URL.
+// The billing portal's page (what pages/portal-page.ts serves): the customer's live subscriptions,
+// each at its price with the discount applied and the coupon named, and its next invoice, with the
+// buttons Stripe's portal offers (switch between the configured plans, cancel at period end, renew
+// again, cancel now), the card with a form to replace it, recent invoices with their discount and
+// tax, and the link back to the merchant's return URL.
 import type Stripe from 'stripe';
 import { TEST_CARDS } from '../card-update.ts';
+import type { NextCharge } from '../next-charge.ts';
 import { tierTitle } from '../objects/catalog.ts';
+import type { AppliedDiscount } from '../objects/charge.ts';
+import { SIMULATED_TAX } from '../objects/offers.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
+import { discountName, perMonth } from './charge-words.ts';
 import { dateOf, html, money, type Html } from './layout.ts';
 
 export interface PortalView {
   session: Stripe.BillingPortal.Session;
   customer: Stripe.Customer;
-  subscriptions: Stripe.Subscription[];
+  subscriptions: { subscription: Stripe.Subscription; next: NextCharge }[];
   prices: Stripe.Price[];
   invoices: Stripe.Invoice[];
+  /** The discounts the invoices name, by id. */
+  discounts: Map<string, AppliedDiscount>;
   card: string;
   notice: string | null;
 }
@@ -36,8 +43,11 @@ function button(session: string, { action, label, fields, style = '' }: Button):
   return html`<form class="inline" method="post" action="/p/session/${session}/${action}">${hidden}<button type="submit" class="${style}">${label}</button></form> `;
 }
 
-function subscriptionCard(view: PortalView, subscription: Stripe.Subscription): Html {
-  const { price, current_period_end: end } = itemOf(subscription);
+function subscriptionCard(
+  view: PortalView,
+  { subscription, next }: { subscription: Stripe.Subscription; next: NextCharge },
+): Html {
+  const { price, quantity = 1, current_period_end: end } = itemOf(subscription);
   const id = view.session.id;
   const sub = { subscription: subscription.id };
   const cancels = scheduledEnd(subscription);
@@ -52,10 +62,43 @@ function subscriptionCard(view: PortalView, subscription: Stripe.Subscription): 
       ? html`${button(id, { action: 'resume-at-period-end', label: 'Renew subscription', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`
       : html`${view.prices.filter((p) => p.id !== price.id).map((p) => button(id, { action: 'switch', label: `Switch to ${planName(p)} (${money(p.unit_amount, p.currency)}/month)`, fields: { ...sub, price: p.id } }))}
         ${button(id, { action: 'cancel-at-period-end', label: 'Cancel at period end', fields: sub })}${button(id, { action: 'cancel-now', label: 'Cancel now', fields: sub, style: 'danger' })}`;
+  const upcoming =
+    next.at === null
+      ? ''
+      : html`<p class="next">Next invoice ${money(next.invoice.total, price.currency)} on ${dateOf(next.at)}</p>`;
   return html`<div class="card subscription" data-subscription="${subscription.id}" style="margin-bottom:14px">
     <h2 style="margin-top:0"><span class="plan">${planName(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>
-    <p><strong>${money(price.unit_amount, price.currency)}</strong> per month · ${renewal}</p>
+    <p class="monthly">${perMonth(next.period, price.currency)} · ${renewal}</p>
+    ${next.adjustments.discount === null ? '' : html`<p class="discount">${discountName(next.adjustments.discount)}</p>`}
+    ${quantity === 1 ? '' : html`<p class="quantity">Quantity ${quantity} · ${money((price.unit_amount ?? 0) * quantity, price.currency)} per month in total</p>`}
+    ${upcoming}
     <p>${buttons}</p></div>`;
+}
+
+/**
+ * An invoice's lines, each with its amount, when they say more than its reason: prorations (a plan
+ * or quantity change), or a trial's period at nothing.
+ */
+function itemLines(invoice: Stripe.Invoice): Html | '' {
+  const lines = invoice.lines.data;
+  const prorated = lines.some((line) => line.parent?.subscription_item_details?.proration);
+  if (!prorated && invoice.subtotal !== 0) return '';
+  return html`<ul class="lines">${lines.map((line) => html`<li>${line.description ?? ''}: ${money(line.amount, line.currency)}</li>`)}</ul>`;
+}
+
+/** "Subtotal $15.00 · SAVE20 (20% off forever) −$3.00 · Sales tax $1.20", for an invoice with either. */
+function adjustmentLines(invoice: Stripe.Invoice, discounts: PortalView['discounts']): Html | '' {
+  const currency = invoice.currency;
+  if (invoice.subtotal === 0) return '';
+  const discount = (invoice.total_discount_amounts ?? []).map((each) => {
+    const applied = discounts.get(String(each.discount));
+    return ` · ${applied === undefined ? 'Discount' : discountName(applied)} −${money(each.amount, currency)}`;
+  });
+  const tax = (invoice.total_taxes ?? []).map(
+    (each) => ` · ${SIMULATED_TAX.name} ${money(each.amount, currency)}`,
+  );
+  if (discount.length + tax.length === 0) return '';
+  return html`<p class="adjustments">Subtotal ${money(invoice.subtotal, currency)}${discount}${tax}</p>`;
 }
 
 export function renderPortal(view: PortalView): Html {
@@ -80,7 +123,7 @@ export function renderPortal(view: PortalView): Html {
         <select name="card">${cards}</select> <button type="submit">Update card</button></form></div>
     <h2>Invoice history</h2>
     <table><tr><th>Date</th><th>Amount</th><th>Status</th><th>Reason</th></tr>
-    ${view.invoices.map((i) => html`<tr><td class="small">${dateOf(i.created)}</td><td>${money(i.total, i.currency)}</td><td><span class="badge ${i.status ?? ''}">${i.status}</span></td><td class="small muted">${(i.billing_reason ?? '').replaceAll('_', ' ')}</td></tr>`)}
+    ${view.invoices.map((i) => html`<tr><td class="small">${dateOf(i.created)}</td><td>${money(i.total, i.currency)}</td><td><span class="badge ${i.status ?? ''}">${i.status}</span></td><td class="small muted">${(i.billing_reason ?? '').replaceAll('_', ' ')}${adjustmentLines(i, view.discounts)}${itemLines(i)}</td></tr>`)}
     ${view.invoices.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>
   </main>`;
 }

@@ -1,13 +1,20 @@
 // Row <-> domain mapping shared by the repositories.
-import type { SubscriptionStatus } from '../../../domain/model.ts';
-import type { SubscriptionState, User } from '../../../domain/model.ts';
+import type {
+  Organization,
+  SubscriptionState,
+  SubscriptionStatus,
+  User,
+} from '../../../domain/model.ts';
 
 export interface SubscriptionRow {
   s_id: string | null;
-  s_user_id: string;
+  s_user_id: string | null;
+  s_organization_id: string | null;
   s_customer_id: string;
   s_status: string;
   s_price_id: string | null;
+  s_item_id: string | null;
+  s_quantity: number | null;
   s_cancel_at_period_end: boolean;
   s_cancel_at: Date | null;
   s_current_period_end: Date | null;
@@ -18,19 +25,29 @@ export interface SubscriptionRow {
   s_revision: string | number;
 }
 
-export interface UserRow extends SubscriptionRow {
+/** What users and organisations have alike as billing subjects. */
+interface AccountRow extends SubscriptionRow {
   id: string;
-  idp_id: string;
-  email: string;
   plan: string | null;
   payments_customer_id: string | null;
   created_at: Date;
   first_subscription_at: Date | null;
 }
 
+export interface UserRow extends AccountRow {
+  idp_id: string;
+  email: string;
+}
+
+export interface OrganizationRow extends AccountRow {
+  issuer: string;
+  idp_org_id: string;
+}
+
 /** Columns of `subscriptions s` under the s_ prefix that the row mappers read. */
-export const SUBSCRIPTION_COLUMNS = `s.id AS s_id, s.user_id AS s_user_id, s.customer_id AS s_customer_id,
-  s.status AS s_status, s.price_id AS s_price_id, s.cancel_at_period_end AS s_cancel_at_period_end,
+export const SUBSCRIPTION_COLUMNS = `s.id AS s_id, s.user_id AS s_user_id, s.organization_id AS s_organization_id,
+  s.customer_id AS s_customer_id, s.status AS s_status, s.price_id AS s_price_id,
+  s.item_id AS s_item_id, s.quantity AS s_quantity, s.cancel_at_period_end AS s_cancel_at_period_end,
   s.cancel_at AS s_cancel_at, s.current_period_end AS s_current_period_end, s.trial_end AS s_trial_end, s.payment_failed_at AS s_payment_failed_at,
   s.created_at AS s_created_at, s.as_of AS s_as_of, s.revision AS s_revision`;
 
@@ -38,10 +55,15 @@ export function toSubscription(row: SubscriptionRow): SubscriptionState | null {
   if (row.s_id === null) return null;
   return {
     id: row.s_id,
-    userId: row.s_user_id,
+    owner:
+      row.s_user_id !== null
+        ? { type: 'user', id: row.s_user_id }
+        : { type: 'organization', id: row.s_organization_id! },
     customerId: row.s_customer_id,
     status: row.s_status as SubscriptionStatus,
     priceId: row.s_price_id,
+    itemId: row.s_item_id,
+    quantity: row.s_quantity,
     cancelAtPeriodEnd: row.s_cancel_at_period_end,
     cancelAt: row.s_cancel_at,
     currentPeriodEnd: row.s_current_period_end,
@@ -65,3 +87,25 @@ export function toUser(row: UserRow): User {
     subscription: toSubscription(row),
   };
 }
+
+export function toOrganization(row: OrganizationRow): Organization {
+  return {
+    id: row.id,
+    issuer: row.issuer,
+    idpOrgId: row.idp_org_id,
+    plan: row.plan,
+    paymentsCustomerId: row.payments_customer_id,
+    createdAt: row.created_at,
+    firstSubscriptionAt: row.first_subscription_at,
+    subscription: toSubscription(row),
+  };
+}
+
+/** The subscription that decides a subject's tier: a live one first, then the newest. */
+export const DECIDING_SUBSCRIPTION = (ownerColumn: 'user_id' | 'organization_id', of: string) => `
+  LEFT JOIN LATERAL (
+    SELECT * FROM subscriptions
+    WHERE ${ownerColumn} = ${of}
+    ORDER BY status IN ('active', 'trialing', 'past_due') DESC, created_at DESC
+    LIMIT 1
+  ) s ON true`;

@@ -2,19 +2,14 @@
 import type { User } from '../../../domain/model.ts';
 import type { UsersRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
-import { SUBSCRIPTION_COLUMNS, toUser, type UserRow } from './rows.ts';
+import { DECIDING_SUBSCRIPTION, SUBSCRIPTION_COLUMNS, toUser, type UserRow } from './rows.ts';
 
-// The subscription that decides the tier: a live one first, then the newest.
+// Each user with the subscription that decides the tier.
 const WITH_SUBSCRIPTION = (users: string) => `
   SELECT u.id, u.idp_id, u.email, u.plan, u.payments_customer_id, u.created_at, u.first_subscription_at,
     ${SUBSCRIPTION_COLUMNS}
   FROM ${users} u
-  LEFT JOIN LATERAL (
-    SELECT * FROM subscriptions
-    WHERE user_id = u.id
-    ORDER BY status IN ('active', 'trialing', 'past_due') DESC, created_at DESC
-    LIMIT 1
-  ) s ON true`;
+  ${DECIDING_SUBSCRIPTION('user_id', 'u.id')}`;
 
 // Insert, or update the e-mail only when it changed; the UNION returns the row either way in one
 // round trip. A concurrent first insert can be invisible to this statement's snapshot, hence the
@@ -60,11 +55,13 @@ export function usersRepository(db: SqlClient): UsersRepository {
     findByIdpId: (idpId) => one(BY_IDP_ID, [idpId]),
     findByCustomerId: (customerId) => one(BY_CUSTOMER_ID, [customerId]),
     async linkCustomer(userId, customerId) {
-      // Keeps an existing link, and never takes a customer already linked to someone else.
+      // Keeps an existing link, and never takes a customer already linked to someone else (a user
+      // or an organisation; migrations/010 refuses the second of two links racing across tables).
       const [row] = await db.query<{ payments_customer_id: string | null }>(
         `WITH linked AS (
            UPDATE users SET payments_customer_id = $2, updated_at = now()
            WHERE id = $1 AND payments_customer_id IS NULL AND NOT EXISTS (SELECT 1 FROM users WHERE payments_customer_id = $2)
+             AND NOT EXISTS (SELECT 1 FROM organizations WHERE payments_customer_id = $2)
            RETURNING payments_customer_id)
          SELECT payments_customer_id FROM linked
          UNION ALL SELECT payments_customer_id FROM users WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM linked)`,

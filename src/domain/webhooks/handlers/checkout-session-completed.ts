@@ -1,9 +1,10 @@
-// checkout.session.completed: link the provider customer to the user named by
-// client_reference_id, close the session, and take over the new subscription (read from the
+// checkout.session.completed: link the provider customer to who the session names (an
+// organisation by its metadata, a user by client_reference_id), close the session, and take over the new subscription (read from the
 // provider unless what we hold is newer than the event).
 import type { CheckoutSessionEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
-import { findEventUser } from '../context.ts';
+import { linkCustomerTo } from '../../billing/billing-subject.ts';
+import { findEventSubject } from '../context.ts';
 import { prepareRead, syncSubscription } from '../subscription-sync.ts';
 
 export const checkoutSessionCompleted: EventHandler<CheckoutSessionEvent> = {
@@ -14,13 +15,13 @@ export const checkoutSessionCompleted: EventHandler<CheckoutSessionEvent> = {
   },
   async apply(event, ctx) {
     const { session } = event;
-    const user = await findEventUser(ctx, session.userId, session.customerId);
-    if (user === null)
+    const subject = await findEventSubject(ctx, session, session.customerId);
+    if (subject === null)
       return ctx.log.warn(
         { session: session.id },
         'completed checkout for an unknown user: acknowledged, nothing stored',
       );
-    if (session.customerId !== null) await ctx.tx.users.linkCustomer(user.id, session.customerId);
+    if (session.customerId !== null) await linkCustomerTo(ctx.tx, subject.ref, session.customerId);
     await ctx.tx.checkoutSessions.markStatus(session.id, 'complete');
     if (session.subscriptionId !== null)
       await syncSubscription(ctx, session.subscriptionId, event.created, null);

@@ -1,24 +1,28 @@
 // customer.subscription.trial_will_end: the provider's notice that a trial ends soon (three days
 // before, or at once when the trial is ended early). Nothing changes yet: the new state comes with
 // the customer.subscription.updated (or .deleted) that follows. The event is recorded and
-// acknowledged, and logged at info with its user, for whatever reminds the user to pay.
+// acknowledged, and logged at info with who pays (a user or an organisation), for whatever reminds
+// them to pay.
 import type { SubscriptionEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
-import { findEventUser } from '../context.ts';
+import { findEventSubject } from '../context.ts';
 
 export const trialWillEnd: EventHandler<SubscriptionEvent> = {
   kind: 'subscription',
   async apply(event, ctx) {
     const { subscription } = event;
-    const user = await findEventUser(ctx, subscription.metadataUserId, subscription.customerId);
+    const named = { userId: subscription.metadataUserId, orgId: subscription.metadataOrgId };
+    const subject = await findEventSubject(ctx, named, subscription.customerId);
+    const user = subject?.ref.type === 'user' ? subject.ref.id : null;
     ctx.log.info(
       {
-        user: user?.id ?? null,
-        idpId: user?.idpId ?? null,
+        user,
+        ...(subject?.ref.type === 'organization' && { organization: subject.ref.id }),
+        idpId: subject?.idpId ?? null,
         subscription: subscription.id,
         trialEnd: subscription.trialEnd?.toISOString() ?? null,
       },
-      user === null ? 'trial ends soon, for a customer of no user' : 'trial ends soon',
+      subject === null ? 'trial ends soon, for a customer of no user' : 'trial ends soon',
     );
   },
 };

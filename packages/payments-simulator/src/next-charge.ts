@@ -1,0 +1,54 @@
+// A subscription's next invoice before it is made, for the pages that show it (the portal and the
+// dashboard): the prorations still pending and the coming period at the item's price × quantity,
+// with the subscription's discount and tax, through the computation its invoice will go through
+// (charge.ts; invoicing.ts bills the same lines). None is coming for a subscription that has
+// ended, is paused, or is set to end within its period.
+import type Stripe from 'stripe';
+import { pendingFor } from './invoicing.ts';
+import {
+  billable,
+  chargeOf,
+  itemAmount,
+  type Adjustments,
+  type Charge,
+  type LineCharge,
+} from './objects/charge.ts';
+import { adjustmentsOf } from './objects/offers.ts';
+import { itemOf, scheduledEnd } from './objects/subscriptions.ts';
+import type { Documents } from './store.ts';
+import { ENDED } from './subscription-lifecycle.ts';
+
+export interface NextCharge {
+  /** When it is invoiced (the trial's end, else the period's); null when no invoice is coming. */
+  at: number | null;
+  /** The whole invoice: pending prorations, then the period. */
+  invoice: Charge;
+  /** The period's line alone: what each period costs from then on. */
+  period: LineCharge;
+  adjustments: Adjustments;
+}
+
+function invoicedAt(subscription: Stripe.Subscription): number | null {
+  const periodEnd = itemOf(subscription).current_period_end;
+  const end = scheduledEnd(subscription);
+  if (ENDED.includes(subscription.status) || subscription.status === 'paused') return null;
+  if (end !== null && end <= periodEnd) return null;
+  return subscription.status === 'trialing' ? subscription.trial_end : periodEnd;
+}
+
+export async function nextCharge(
+  docs: Documents,
+  subscription: Stripe.Subscription,
+): Promise<NextCharge> {
+  const { price, quantity } = itemOf(subscription);
+  const pending = await pendingFor(docs, subscription);
+  const adjustments = await adjustmentsOf(docs, subscription);
+  const invoice = chargeOf(
+    [
+      ...pending.parts.map((part) => billable(part.amount, part)),
+      billable(itemAmount(price, quantity ?? 1)),
+    ],
+    adjustments,
+  );
+  return { at: invoicedAt(subscription), invoice, period: invoice.lines.at(-1)!, adjustments };
+}

@@ -1,0 +1,124 @@
+// Development only: the forms of `/billing` (billing-account-pages.ts): sign in, start a checkout,
+// open the billing portal, sign out. A post goes through three gates in this order, so one that is
+// not the person's own costs nothing: a cross-site post is refused; the token is verified; only
+// then the per-user limit counts it, under the verified subject and together with the API's count
+// of the same operation. A post ends in a redirect (post-redirect-get): to the provider's page, or
+// back to /billing, which says what came of it, so a reload never posts again.
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import { DomainError } from '../domain/errors.ts';
+import type { Principal } from '../domain/model.ts';
+import { statusOf } from '../http/error-handler.ts';
+import { perUserLimit } from '../http/per-user-limit.ts';
+import type { BillingAccountServices } from './billing-account-pages.ts';
+import { forget, leaveNotice, refusalInWords, signIn, type Notice } from './billing-session.ts';
+import { crossSite, escapeHtml, HEADERS, page } from './page-layout.ts';
+
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/** Form bodies parsed; a cross-site post refused before anything else, so it costs its target nothing. */
+function acceptSameSiteForms(app: FastifyInstance): void {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  app.addHook('onRequest', async (request, reply) => {
+    if (crossSite(request))
+      return reply
+        .status(403)
+        .headers(HEADERS)
+        .send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
+  });
+}
+
+/** Why the domain refused, in words: for a token, what the verifier said. */
+export const domainRefusalInWords = (error: DomainError): string =>
+  statusOf(error) === 401 ? refusalInWords(error) : `${error.message}.`;
+
+/** What a refused post is told on /billing; null for a failure of the service itself. */
+function refusalOf(error: FastifyError): string | null {
+  if (error instanceof DomainError) return domainRefusalInWords(error);
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return 'What was posted is too long to be a token.';
+  const status = error.statusCode ?? 500;
+  return status >= 400 && status < 500 ? `${error.message}.` : null;
+}
+
+const backToBilling = (reply: FastifyReply, notice: Notice) => {
+  leaveNotice(reply, notice);
+  return reply.redirect('/billing', 303);
+};
+
+/**
+ * A refused post goes back to /billing, which says why (a 401 logged as the API logs it). Past the
+ * per-user limit the answer stays the limiter's 429 with Retry-After, as a page at the post's URL:
+ * reloading it is trying again, which is what the page says to do.
+ */
+function explainRefusals(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.statusCode === 429) {
+      const wait = String(reply.getHeader('retry-after') ?? 60);
+      const words = `Too many tries this minute: try again in ${wait} seconds.`;
+      return reply
+        .status(429)
+        .headers(HEADERS)
+        .send(page('Billing', `<p class="error">${escapeHtml(words)}</p>`));
+    }
+    const words = refusalOf(error);
+    if (words === null) throw error;
+    if (error instanceof DomainError && statusOf(error) === 401)
+      request.log.info({ reason: error.details.reason }, 'authentication refused');
+    return backToBilling(reply, { kind: 'error', text: words });
+  });
+}
+
+/** A form post that acts for the signed-in person and sends the browser to the provider's page. */
+interface ProviderPageForm {
+  path: string;
+  /** The API operation whose per-user limit the form shares. */
+  operation: 'checkout' | 'portal';
+  /** Opens the provider's page (a checkout, the billing portal) for the person. */
+  open: (principal: Principal) => Promise<{ url: string }>;
+}
+
+function redirectToProviderPage(
+  app: FastifyInstance,
+  services: BillingAccountServices,
+  { path, operation, open }: ProviderPageForm,
+): void {
+  app.post(path, {
+    schema: { hide: true },
+    // Before the limit's preHandler: a token the verifier refuses never reaches the count.
+    preValidation: async (request, reply) => {
+      request.principal = await signIn(request, reply, services.verifier);
+    },
+    config: perUserLimit(operation, services.perUserPerMinute),
+    handler: async (request, reply) => reply.redirect((await open(request.principal)).url, 303),
+  });
+}
+
+export function billingForms(services: BillingAccountServices): FastifyPluginAsync {
+  return async (app) => {
+    acceptSameSiteForms(app);
+    explainRefusals(app);
+    const hidden = { schema: { hide: true } };
+    app.post('/billing/sign-in', hidden, async (request, reply) => {
+      await signIn(request, reply, services.verifier);
+      return reply.redirect('/billing', 303);
+    });
+    redirectToProviderPage(app, services, {
+      path: '/billing/portal',
+      operation: 'portal',
+      open: (principal) => services.portal.open(principal, {}),
+    });
+    redirectToProviderPage(app, services, {
+      path: '/billing/checkout',
+      operation: 'checkout',
+      open: (principal) => services.checkout.start(principal, {}),
+    });
+    app.post('/billing/sign-out', hidden, async (_request, reply) => {
+      forget(reply);
+      return backToBilling(reply, { kind: 'info', text: 'You are signed out.' });
+    });
+  };
+}

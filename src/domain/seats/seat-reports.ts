@@ -1,0 +1,53 @@
+// PUT /orgs/{idp_org_id}/seats: the application's backend reports how many seats an organisation
+// uses (BILLING_SEATS=reported), with a token of its own whose scope allows it; an end user's token
+// never can, whatever its role. A report older than the one stored changes nothing; an organisation
+// not seen yet is made as on first sight. The provider's quantity follows outside the request.
+import { DomainError } from '../errors.ts';
+import type { Store } from '../ports/store.ts';
+import type { SeatMode } from './desired-seats.ts';
+
+export interface SeatReportInput {
+  count: number;
+  as_of: string;
+}
+
+export interface SeatReportAnswer {
+  /** False when a report as of a later time was stored already. */
+  applied: boolean;
+  /** The count stored now, and as of when. */
+  reported: number;
+  as_of: string;
+}
+
+export interface SeatReportSettings {
+  issuer: string;
+  mode: SeatMode;
+}
+
+export class SeatReports {
+  constructor(
+    private readonly store: Pick<Store, 'organizations' | 'seats'>,
+    /** Null: organisations are off. */
+    private readonly settings: SeatReportSettings | null,
+  ) {}
+
+  /** For a caller whose token holds the service scope (checked before the body is read). */
+  async report(idpOrgId: string, input: SeatReportInput): Promise<SeatReportAnswer> {
+    if (this.settings?.mode !== 'reported')
+      throw new DomainError(
+        'seat_reports_off',
+        'Seat counts are not reported on this service: its seats follow BILLING_SEATS, which is not "reported"',
+      );
+    const organization = await this.store.organizations.upsert(this.settings.issuer, idpOrgId);
+    const applied = await this.store.seats.report(organization.id, {
+      count: input.count,
+      asOf: new Date(input.as_of),
+    });
+    const stored = (await this.store.seats.reported(organization.id))!;
+    return {
+      applied,
+      reported: stored.count,
+      as_of: stored.asOf.toISOString().replace('Z', '+00:00'),
+    };
+  }
+}

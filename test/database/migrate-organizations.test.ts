@@ -1,0 +1,122 @@
+// Migration 010 (organisations) on a database an earlier release filled: every user, subscription
+// and checkout session is kept as a user's; a subscription or session belongs to exactly one
+// subject from then on; one trial per subject still holds (the database marks a user, and now an
+// organisation); a provider customer is never a user's and an organisation's at once.
+import assert from 'node:assert/strict';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { migrate } from '../../src/adapters/database/migrate.ts';
+import { openDatabase } from '../../src/adapters/database/open.ts';
+import type { Database } from '../../src/adapters/database/sql-client.ts';
+import { projectPath } from '../../src/project-root.ts';
+import {
+  createTestDatabase,
+  databaseLabel,
+  onPostgres,
+  type TestDatabase,
+} from '../helpers/database.ts';
+
+const USER = '00000000-0000-4000-8000-000000000001';
+const NEVER = '00000000-0000-4000-8000-000000000002';
+
+describe(`migration 010, organisations (${databaseLabel})`, () => {
+  let database: TestDatabase;
+  let db: Database;
+  let earlier: string;
+  before(async () => {
+    database = await createTestDatabase();
+    db = await openDatabase(
+      onPostgres ? { kind: 'postgres', url: database.url, poolSize: 2 } : { kind: 'pglite' },
+    );
+    earlier = await mkdtemp(join(tmpdir(), 'migrations-before-010-'));
+    for (const file of await readdir(projectPath('migrations')))
+      if (file < '010') await copyFile(projectPath('migrations', file), join(earlier, file));
+    await migrate(db, earlier);
+    await db.exec(`
+      INSERT INTO users (id, idp_id, email, payments_customer_id) VALUES
+        ('${USER}', 'had', 'had@example.com', 'cus_had'),
+        ('${NEVER}', 'never', 'never@example.com', NULL);
+      INSERT INTO subscriptions (id, user_id, customer_id, status, price_id, cancel_at_period_end,
+          current_period_end, created_at, as_of)
+        VALUES ('sub_old', '${USER}', 'cus_had', 'active', 'price_sim_pro', false,
+          '2025-02-01T00:00:00Z', '2025-01-01T00:00:00Z', 1735689600);
+      INSERT INTO checkout_sessions (id, user_id, url, price_id, success_url, cancel_url, expires_at)
+        VALUES ('cs_old', '${NEVER}', 'https://x', 'price_sim_pro', 'https://a', 'https://b',
+          '2025-01-02T00:00:00Z');`);
+  });
+  after(async () => {
+    await db.close();
+    await database.drop();
+    await rm(earlier, { recursive: true, force: true });
+  });
+
+  test("applies after the earlier ones and keeps every row a user's", async () => {
+    const applied = (await readdir(projectPath('migrations'))).filter((f) => f >= '010').sort();
+    assert.deepEqual(await migrate(db), applied);
+    assert.deepEqual(
+      await db.query(
+        "SELECT user_id, organization_id, status, item_id, quantity FROM subscriptions WHERE id = 'sub_old'",
+      ),
+      [{ user_id: USER, organization_id: null, status: 'active', item_id: null, quantity: null }],
+    );
+    assert.deepEqual(
+      await db.query(
+        "SELECT user_id, organization_id, quantity, trial_days FROM checkout_sessions WHERE id = 'cs_old'",
+      ),
+      [{ user_id: NEVER, organization_id: null, quantity: null, trial_days: null }],
+    );
+    const [had] = await db.query<{ first_subscription_at: Date }>(
+      "SELECT first_subscription_at FROM users WHERE idp_id = 'had'",
+    );
+    assert.equal(had!.first_subscription_at.toISOString(), '2025-01-01T00:00:00.000Z');
+  });
+
+  test('a subscription or a session belongs to exactly one subject', async () => {
+    await db.exec(
+      "INSERT INTO organizations (id, issuer, idp_org_id) VALUES ('00000000-0000-4000-8000-0000000000aa', 'https://issuer', 'acme')",
+    );
+    for (const [user, organization] of [
+      ['NULL', 'NULL'],
+      [`'${NEVER}'`, "'00000000-0000-4000-8000-0000000000aa'"],
+    ])
+      await assert.rejects(
+        db.exec(`INSERT INTO subscriptions (id, user_id, organization_id, customer_id, status, created_at, as_of)
+          VALUES ('sub_bad', ${user}, ${organization}, 'cus_x', 'active', now(), 0)`),
+        /subscriptions_one_subject/,
+      );
+  });
+
+  test('one trial per subject: the database marks the user and the organisation it first stores a subscription for', async () => {
+    await db.exec(`
+      INSERT INTO subscriptions (id, user_id, customer_id, status, created_at, as_of)
+        VALUES ('sub_never', '${NEVER}', 'cus_n', 'canceled', '2026-01-01T00:00:00Z', 0);
+      INSERT INTO subscriptions (id, organization_id, customer_id, status, created_at, as_of)
+        VALUES ('sub_acme', '00000000-0000-4000-8000-0000000000aa', 'cus_acme', 'trialing', '2026-02-01T00:00:00Z', 0);`);
+    const [user] = await db.query<{ first_subscription_at: Date }>(
+      "SELECT first_subscription_at FROM users WHERE idp_id = 'never'",
+    );
+    const [org] = await db.query<{ first_subscription_at: Date }>(
+      "SELECT first_subscription_at FROM organizations WHERE idp_org_id = 'acme'",
+    );
+    assert.equal(user!.first_subscription_at.toISOString(), '2026-01-01T00:00:00.000Z');
+    assert.equal(org!.first_subscription_at.toISOString(), '2026-02-01T00:00:00.000Z');
+  });
+
+  test("a user's customer is never an organisation's, nor the other way round", async () => {
+    await assert.rejects(
+      db.exec(
+        "UPDATE organizations SET payments_customer_id = 'cus_had' WHERE idp_org_id = 'acme'",
+      ),
+      /belongs to another billing subject/,
+    );
+    await db.exec(
+      "UPDATE organizations SET payments_customer_id = 'cus_acme' WHERE idp_org_id = 'acme'",
+    );
+    await assert.rejects(
+      db.exec(`UPDATE users SET payments_customer_id = 'cus_acme' WHERE id = '${NEVER}'`),
+      /belongs to another billing subject/,
+    );
+  });
+});

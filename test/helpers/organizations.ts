@@ -1,0 +1,53 @@
+// Requests as a member of an organisation: the development identity provider's tokens with the
+// claims `npm run token -- --org <id> --role <role>` mints (org_id, org_role).
+import type { InjectOptions } from 'fastify';
+import { bearer, type TestApp } from './app.ts';
+
+/** A token for `sub` naming `org` (undefined: none), with `role` when given. */
+export const memberToken = (t: TestApp, sub: string, org?: unknown, role?: unknown) =>
+  t.token(sub, undefined, {
+    extra: {
+      ...(org !== undefined && { org_id: org }),
+      ...(role !== undefined && { org_role: role }),
+    },
+  });
+
+export interface AsMember {
+  org?: unknown;
+  role?: unknown;
+}
+
+/** app.inject as `sub`, a member of `org` with `role`. */
+export async function asMember(
+  t: TestApp,
+  sub: string,
+  { org, role }: AsMember,
+  request: Omit<InjectOptions, 'headers'> & { headers?: Record<string, string> },
+) {
+  const token = await memberToken(t, sub, org, role);
+  return t.app.inject({ ...request, headers: { ...request.headers, ...bearer(token) } });
+}
+
+/** GET /orgs/current/billing as `sub`; throws unless 200. */
+export async function orgBilling(t: TestApp, sub: string, member: AsMember) {
+  const response = await asMember(t, sub, member, {
+    method: 'GET',
+    url: '/api/v1/orgs/current/billing',
+  });
+  if (response.statusCode !== 200)
+    throw new Error(`GET /orgs/current/billing answered ${response.statusCode}: ${response.body}`);
+  return response.json();
+}
+
+/** POST /orgs/current/billing/<path> as `sub` with `body`. */
+export const orgPost = (t: TestApp, sub: string, member: AsMember, path: string, body = {}) =>
+  asMember(t, sub, member, {
+    method: 'POST',
+    url: `/api/v1/orgs/current/billing/${path}`,
+    payload: body,
+  });
+
+/** The tier /users/me answers `sub` with a token naming `org`. */
+export const memberTier = async (t: TestApp, sub: string, org?: string) =>
+  (await asMember(t, sub, { org }, { method: 'GET', url: '/api/v1/users/me' })).json()
+    .tier as string;
