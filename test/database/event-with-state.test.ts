@@ -1,8 +1,9 @@
 // An event that carries its subscription's state, recorded and applied in one statement on a real
-// database: written over an older state of the same customer (an organisation's seats with it),
-// nothing over a newer one, each with the record; nothing at all where the ordering cannot settle
-// it alone (the same second, nothing stored, another customer). Deliveries of one event racing on
-// several instances apply it once, and two newer events racing leave the newest.
+// database: written over an older state of the same customer (an organisation's seats with it, the
+// seat engine told), nothing over a newer one, each with the record; nothing at all where the
+// ordering cannot settle it alone (the same second, nothing stored, another customer). Deliveries
+// of one event racing on several instances apply it once, and two newer events racing leave the
+// newest.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createEventLedger } from '../../src/adapters/database/event-ledger.ts';
@@ -102,9 +103,17 @@ describe(`an event with its state in one statement (${databaseLabel})`, () => {
     assert.ok(await recorded('evt_newer'));
   });
 
-  test("an organisation's newer event: its seats written with the state, the organisation still paying", async () => {
+  test("an organisation's newer event: its seats written with the state, the seat engine told", async () => {
     const stored = await storedSubscription('sub_org', 'organization');
     const before = await storedState('sub_org');
+    const seatChanges = async () => {
+      const [row] = await db.query<{ changes: string | number }>(
+        'SELECT changes FROM organization_seats WHERE organization_id = $1',
+        [before.owner.id],
+      );
+      return Number(row?.changes ?? 0);
+    };
+    const changesBefore = await seatChanges();
     const step = await createEventLedger(db).recordWithState(record('evt_org', STORED_AS_OF + 5), {
       ...stored,
       quantity: 7,
@@ -113,6 +122,7 @@ describe(`an event with its state in one statement (${databaseLabel})`, () => {
     assert.equal(step, 'written');
     const after = await storedState('sub_org');
     assert.deepEqual([after.quantity, after.itemId, after.owner], [7, 'si_sub_org', before.owner]);
+    assert.equal(await seatChanges(), changesBefore + 1);
   });
 
   test('an older event: recorded, the stored state left alone', async () => {
