@@ -69,7 +69,7 @@ export async function composeService(
   config: Config,
   { worker = false } = {},
 ): Promise<Composition> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { batched: true });
   const database = await openDatabaseAs(config, worker ? 'worker' : 'owner');
   try {
     return await composeServiceOn(config, database, logger);

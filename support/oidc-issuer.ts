@@ -58,10 +58,15 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 export async function startOidcIssuer(
-  options: { audience?: string } = {},
+  options: {
+    audience?: string;
+    /** Its signing keys' algorithm; by default the development issuer's. */
+    algorithm?: string;
+  } = {},
 ): Promise<OidcTestIssuer> {
   const audience = options.audience ?? 'api://billing';
-  let published: SigningKey[] = [await generateSigningKey()];
+  const newKey = () => generateSigningKey(options.algorithm);
+  let published: SigningKey[] = [await newKey()];
   const counts = new Map<IssuerEndpoint, number>();
   const down = new Set<IssuerEndpoint>();
   const userinfoEmails = new Map<string, string | null>();
@@ -112,7 +117,7 @@ export async function startOidcIssuer(
       else down.delete(endpoint);
     },
     async rotate({ dropOld = false } = {}) {
-      const next = await generateSigningKey();
+      const next = await newKey();
       published = dropOld ? [next] : [next, ...published];
       return next;
     },

@@ -52,6 +52,8 @@ export interface LoadOptions {
   traffic: Traffic;
   /** Requests per second offered in all, instead of as many as the server answers (autocannon only). */
   overallRate?: number;
+  /** The rate the server answered at before (its warm-up): wrk writes unique requests for more. */
+  expectedRps?: number;
 }
 
 // autocannon ships no types; the part used here is typed locally (not as an ambient module, which

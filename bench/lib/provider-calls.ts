@@ -8,10 +8,20 @@ export type Calls = Record<string, number>;
 export const SUBSCRIPTION_READ = 'GET /v1/subscriptions/:id';
 export const EVENT_LIST = 'GET /v1/events';
 
+/**
+ * Both calls are idempotent, so a network error is retried once: while the next window's requests
+ * are written (seconds of synchronous work), the simulator closes the idle kept-alive connection,
+ * and the first call after finds it closed.
+ */
 async function callsControl(simulatorUrl: string, method: 'GET' | 'DELETE'): Promise<Response> {
-  const response = await fetch(`${simulatorUrl}/_sim/calls`, {
-    method,
-    headers: { authorization: `Bearer ${API_KEY}` },
+  const call = () =>
+    fetch(`${simulatorUrl}/_sim/calls`, {
+      method,
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+  const response = await call().catch((error: unknown) => {
+    if (error instanceof TypeError) return call();
+    throw error;
   });
   if (!response.ok)
     throw new Error(`${method} /_sim/calls: ${response.status} ${await response.text()}`);

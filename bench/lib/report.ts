@@ -1,4 +1,4 @@
-// The results: one table on stdout, the targets of issues 5 and 13 checked against it, and the
+// The results: one table on stdout, the targets checked against it, and the
 // same as JSON in bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,6 +43,11 @@ export function cpuPerThousand(m: Measurement): { server: number; postgres: numb
   return { server: per(m.cpu.server), postgres: per(m.cpu.postgres) };
 }
 
+/** Writes to PostgreSQL per request, about its round trips (database-writes.ts); NaN where not counted. */
+export function databaseWritesPerRequest(m: Measurement): number {
+  return m.databaseWrites !== undefined && m.requests > 0 ? m.databaseWrites / m.requests : NaN;
+}
+
 export function table(rows: Row[]): string {
   const header = [
     'scenario',
@@ -57,6 +62,7 @@ export function table(rows: Row[]): string {
     'vs',
     'CPU srv/pg/load',
     'CPU s/1k srv/pg',
+    'PG writes/req',
     'provider calls',
     'checks',
   ];
@@ -73,6 +79,7 @@ export function table(rows: Row[]): string {
     row.against ? `${comparison(row)} (vs ${row.against.server})` : '',
     `${fixed(row.m.cpu.server, 2)}/${fixed(row.m.cpu.postgres, 2)}/${fixed(row.m.cpu.load, 2)}`,
     `${fixed(cpuPerThousand(row.m).server, 2)}/${fixed(cpuPerThousand(row.m).postgres, 2)}`,
+    fixed(databaseWritesPerRequest(row.m), 2),
     describeCalls(row.m.calls),
     row.m.problems.length === 0 ? 'ok' : row.m.problems.join('; '),
   ]);
@@ -113,9 +120,9 @@ export function checkTargets(rows: Row[]): Target[] {
     comparison,
   );
   add(
-    'S2 >= 0.9x baseline req/s, nothing lost or doubled',
+    'S2 >= 1.2x baseline req/s, nothing lost or doubled',
     find('S2', 'service'),
-    (r) => rpsRatio(r) >= 0.9 && r.m.problems.length === 0,
+    (r) => rpsRatio(r) >= 1.2 && r.m.problems.length === 0,
     withNotes,
   );
   add(

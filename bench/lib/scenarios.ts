@@ -8,6 +8,7 @@ import { burst, prepareLoad, rotatingBearer, type Measured, type Traffic } from 
 import { signatureHeader } from '@billing/payments-simulator';
 import { eventBody, eventId, subscriptionOf, type EventSource } from './events.ts';
 import { watchUsage, type Usage } from './processes.ts';
+import { countDatabaseWrites } from './database-writes.ts';
 import { addCalls, resetCalls, settledCalls, type Calls } from './provider-calls.ts';
 import type { Server } from './stack.ts';
 
@@ -40,6 +41,8 @@ export interface Settings {
 export interface Round extends Measured, Usage {
   /** Provider calls the simulator served during the window. */
   calls: Calls;
+  /** Writes the serving processes sent to PostgreSQL during the window (database-writes.ts). */
+  databaseWrites?: number;
 }
 
 export interface Measurement extends Round {
@@ -82,9 +85,16 @@ export async function watched(
   exitedChildrenAre: 'load' | 'server' = 'load',
 ): Promise<Round> {
   await resetCalls(ctx.simulatorUrl);
+  // A command's connections are gone by the end of its window: its writes cannot be counted.
+  const writes = exitedChildrenAre === 'load' ? countDatabaseWrites(pids, ctx.databaseUrl) : null;
   const usage = watchUsage(pids, exitedChildrenAre);
   const result = await work();
-  return { ...result, ...usage(), calls: await settledCalls(ctx.simulatorUrl) };
+  return {
+    ...result,
+    ...usage(),
+    ...(writes === null ? {} : { databaseWrites: writes() }),
+    calls: await settledCalls(ctx.simulatorUrl),
+  };
 }
 
 const nonOk = (rounds: Round[]) => rounds.reduce((sum, r) => sum + r.non2xx, 0);
@@ -129,17 +139,21 @@ export function steady(
   const { overallRate } = extra;
   const seconds = ctx.settings.durationS / ctx.settings.rounds;
   const measured = new Map<string, Round[]>();
+  /** Each server's rate in its warm-up: a round's unique requests are written for more. */
+  const warmedAt = new Map<string, number>();
   const scenario: Scenario = {
     async prepare(server) {
       await extra.prepare?.(server);
-      if (ctx.settings.warmupS > 0)
-        await prepareLoad({
+      if (ctx.settings.warmupS > 0) {
+        const warm = await prepareLoad({
           url: server.url,
           connections,
           durationS: ctx.settings.warmupS,
           traffic: traffic(server, 'warm-up'),
           overallRate,
         })();
+        warmedAt.set(server.name, warm.rps);
+      }
     },
     async round(server) {
       const load = prepareLoad({
@@ -148,6 +162,7 @@ export function steady(
         durationS: seconds,
         traffic: traffic(server, 'round'),
         overallRate,
+        expectedRps: warmedAt.get(server.name),
       });
       const result = await watched(ctx, server.pids(), load);
       measured.set(server.name, [...(measured.get(server.name) ?? []), result]);
@@ -396,6 +411,9 @@ export function combine(rounds: Round[], median = false): Round {
     ...(rounds.some((r) => r.answers !== undefined) ? { answers: answersOf(rounds) } : {}),
     ...(rounds[0]?.generator === undefined ? {} : { generator: rounds[0].generator }),
     calls: addCalls(...rounds.map((r) => r.calls)),
+    ...(rounds.every((r) => r.databaseWrites !== undefined)
+      ? { databaseWrites: rounds.reduce((sum, r) => sum + r.databaseWrites!, 0) }
+      : {}),
     rssStartMb: Math.min(...rounds.map((r) => r.rssStartMb)),
     rssMb: Math.max(...rounds.map((r) => r.rssMb)),
     cpu: {

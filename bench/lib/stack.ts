@@ -44,8 +44,9 @@ function baseEnv(): Record<string, string> {
   );
 }
 
+/** RS256, as most identity providers sign (and as the floor's figures were taken). */
 export async function startIssuer(): Promise<OidcTestIssuer> {
-  return startOidcIssuer({ audience: 'api://billing-bench' });
+  return startOidcIssuer({ audience: 'api://billing-bench', algorithm: 'RS256' });
 }
 
 export async function startSimulator(
@@ -176,6 +177,8 @@ export function serviceEnv(stack: Stack, databaseUrl = stack.databaseUrl): Recor
     HOST: '127.0.0.1',
     DATA_DIR: stack.dataDir,
     DATABASE_URL: databaseUrl,
+    // PostgreSQL itself, no pooler between: statements named once per connection, as the baseline.
+    DATABASE_PREPARED_STATEMENTS: 'true',
     IDP_ISSUER: stack.issuer.url,
     IDP_AUDIENCE: stack.issuer.audience,
     PAYMENTS_API_KEY: API_KEY,

@@ -1,7 +1,7 @@
 -- wrk's script for the benchmark (wrk.ts): each thread cycles through its share of the requests
 -- written beforehand to WRK_REQUESTS, one a line (a header name, its value and the body, separated
--- by tabs), counts the answers equal to WRK_EXPECT when set, and done() prints the figures as one
--- JSON line, WRK_RESULT {...}, for wrk.ts to read.
+-- by tabs; the body's line breaks written as \1), counts the answers equal to WRK_EXPECT when set,
+-- and done() prints the figures as one JSON line, WRK_RESULT {...}, for wrk.ts to read.
 local file = os.getenv("WRK_REQUESTS")
 local expect = os.getenv("WRK_EXPECT")
 local threadCount = tonumber(os.getenv("WRK_THREADS"))
@@ -21,6 +21,7 @@ function init(args)
   for line in io.lines(file) do
     if i % threadCount == index then
       local name, value, body = line:match("^([^\t]*)\t([^\t]*)\t(.*)$")
+      body = body:gsub("\1", "\n")
       local headers = {}
       for k, v in pairs(wrk.headers) do headers[k] = v end
       if name ~= "" then headers[name] = value end

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CommittedIds } from '../../src/adapters/database/committed-ids.ts';
-import { createEventLedger, defaultIsRecorded } from '../../src/adapters/database/event-ledger.ts';
+import { createEventLedger, recordedTypeIn } from '../../src/adapters/database/event-ledger.ts';
 import { openMigratedDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
 import type { EventLedger } from '../../src/domain/ports/event-ledger.ts';
@@ -26,7 +26,7 @@ describe(`event ledger (${databaseLabel})`, () => {
         ? { kind: 'pglite' as const, dataDir: null }
         : { kind: 'postgres' as const, url: database.url, poolSize: 10 };
     db = (await openMigratedDatabase(url)).db;
-    const isRecorded = defaultIsRecorded(db);
+    const isRecorded = recordedTypeIn(db);
     ledger = createEventLedger(db, (id) => {
       readsFirst++;
       return isRecorded(id);
@@ -96,7 +96,7 @@ describe(`event ledger (${databaseLabel})`, () => {
         return db.transaction(work, last);
       },
     };
-    const here = createEventLedger(counted, defaultIsRecorded(counted), new CommittedIds(8));
+    const here = createEventLedger(counted, recordedTypeIn(counted), new CommittedIds(8));
     for (let i = 0; i < 10; i++)
       assert.ok(await here.recordOnce(record(`evt_cached_${i}`), async () => {}));
     statements = 0;

@@ -1,13 +1,14 @@
 // EventLedger on the database. Exactly-once rests on a per-event advisory lock taken by the
 // transaction's first statement and on the record's primary key; every trick for speed (the lock
-// and the look in one statement, the record sent with COMMIT, a read first during redelivery
-// bursts, the ids of records seen committed remembered in the process) stays in this file and the
-// adapter below it.
+// and the look in one statement, the record sent with COMMIT, an event that carries its state in
+// one statement, a read first during redelivery bursts, the records seen committed remembered in
+// the process) stays in this file, event-with-state.ts and the adapter below them.
 import type { WebhookEventRecord } from '../../domain/model.ts';
 import type { EventLedger } from '../../domain/ports/event-ledger.ts';
 import type { Database, SqlClient, Statement } from './sql-client.ts';
 import { deleteInBatches } from './batch-delete.ts';
 import { CommittedIds } from './committed-ids.ts';
+import { recordWithState } from './event-with-state.ts';
 import { RedeliveryShare } from './redelivery-share.ts';
 import { bindRepositories } from './store.ts';
 import { unwatched, type TransactionWatch } from '../../domain/events/tier-watch.ts';
@@ -58,18 +59,18 @@ async function recordInTransaction(
       await watch(bindRepositories(tx), apply, null);
     };
     await db.transaction(work, recordInsert(record));
-    committed.add(record.id);
+    committed.add(record.id, record.type);
     return true;
   } catch (error) {
     if (!isRecordedAlready(error)) throw error;
-    committed.add(record.id);
+    committed.add(record.id, record.type);
     return false;
   }
 }
 
 export function createEventLedger(
   db: Database,
-  readRecorded = defaultIsRecorded(db),
+  readRecorded = recordedTypeIn(db),
   committed = new CommittedIds(),
   watch: TransactionWatch = unwatched,
 ): EventLedger {
@@ -79,20 +80,33 @@ export function createEventLedger(
   const redeliveries = new RedeliveryShare();
   const isRecorded = async (id: string) => {
     if (committed.has(id)) return true;
-    const recorded = await readRecorded(id);
-    if (recorded) committed.add(id);
-    return recorded;
+    const type = await readRecorded(id);
+    if (type !== null) committed.add(id, type);
+    return type !== null;
   };
+  /** Whether a redelivery is answered before any work: from memory, or by a read during a burst. */
+  const recordedAlready = async (id: string) =>
+    committed.has(id) || (redeliveries.mostlyRedeliveries && (await isRecorded(id)));
   return {
     async recordOnce(record, apply) {
       const recorded =
-        !committed.has(record.id) &&
-        !(redeliveries.mostlyRedeliveries && (await isRecorded(record.id))) &&
+        !(await recordedAlready(record.id)) &&
         (await recordInTransaction(db, record, apply, committed, watch));
       redeliveries.observe(!recorded);
       return recorded;
     },
+    async recordWithState(record, state) {
+      const duplicate = await recordedAlready(record.id);
+      // A watched transaction tells the application what changed; one statement cannot.
+      if (!duplicate && watch !== unwatched) return 'unsettled';
+      const step = duplicate ? 'duplicate' : await recordWithState(db, record, state);
+      if (step === 'unsettled') return step;
+      committed.add(record.id, record.type);
+      redeliveries.observe(step === 'duplicate');
+      return step;
+    },
     isRecorded,
+    rememberedType: (id) => committed.typeOf(id),
     async recordFailure(f) {
       await db.query('INSERT INTO webhook_failures (event_id, type, error) VALUES ($1, $2, $3)', [
         f.eventId,
@@ -107,8 +121,12 @@ export function createEventLedger(
   };
 }
 
-/** Whether a committed record exists, read with no transaction (a committed record is final). */
-export function defaultIsRecorded(db: SqlClient) {
-  return async (id: string) =>
-    (await db.query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
+/**
+ * The type of a committed record, or null when there is none; read with no transaction (a
+ * committed record is final).
+ */
+export function recordedTypeIn(db: SqlClient) {
+  return async (id: string): Promise<string | null> =>
+    (await db.query<{ type: string }>('SELECT type FROM webhook_events WHERE id = $1', [id]))[0]
+      ?.type ?? null;
 }

@@ -3,6 +3,7 @@
 // rolls the whole event back; DecideAgain (delivery-reads.ts) makes the service read what is
 // missing, outside the transaction, and apply again.
 import type { Organization, PaymentEvent, SubjectRef, User } from '../model.ts';
+import type { CarriedState } from '../ports/event-ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
@@ -36,6 +37,12 @@ export interface EventHandler<E extends PaymentEvent> {
   readonly kind: E['kind'];
   readonly prepare?: (event: E, ctx: PrepareContext) => Promise<void>;
   readonly apply: (event: E, ctx: ApplyContext) => Promise<void>;
+  /**
+   * For an event that carries its subscription's state: that state, which the ledger may write
+   * with the record in one step where the ordering settles it (newer or older than what is
+   * stored); `prepare` and `apply` run only where it does not.
+   */
+  readonly carriedState?: (event: E) => CarriedState;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -4,6 +4,7 @@
 // the provider read, outside the transaction, and the read is applied only over the state it was
 // sent after (or one it is newer than).
 import type { ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { CarriedState } from '../ports/event-ledger.ts';
 import { DecideAgain } from './delivery-reads.ts';
 import { linkCustomerTo } from '../billing/billing-subject.ts';
 import { findEventSubject, type ApplyContext, type PrepareContext } from './context.ts';
@@ -33,12 +34,7 @@ export async function syncSubscription(
   // The common cases, the next event of a known subscription or a late one, in one statement: it
   // writes exactly when the event is newer than the stored state, and else says what stands.
   if (carried !== null) {
-    const paymentFailedAt = failingSince(carried, null, created);
-    const write = await ctx.tx.subscriptions.updateIfAsOfBelow({
-      ...carried,
-      paymentFailedAt,
-      asOf: created,
-    });
+    const write = await ctx.tx.subscriptions.updateIfAsOfBelow(stateAsOfEvent(carried, created));
     if (write.written) return;
     if (write.storedAsOf !== null && ordering(created, write.storedAsOf) === 'older')
       return skipped(ctx, id, created);
@@ -61,6 +57,13 @@ export async function syncSubscription(
   if (stored !== null && !laterInLifecycle(carried, stored)) return;
   await saveState(ctx, { stored, next: carried, asOf: created, created });
 }
+
+/** The state a snapshot event carries, as of its `created`, for a conditional write. */
+export const stateAsOfEvent = (carried: ProviderSubscription, created: number): CarriedState => ({
+  ...carried,
+  paymentFailedAt: failingSince(carried, null, created),
+  asOf: created,
+});
 
 const skipped = (ctx: ApplyContext, id: string, created: number) =>
   ctx.log.debug({ subscription: id, created }, 'event older than the stored subscription: skipped');

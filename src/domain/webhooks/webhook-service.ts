@@ -52,9 +52,16 @@ export class WebhookService {
     this.payments = options.payments;
   }
 
-  /** Verifies and processes one delivery. */
+  /**
+   * Verifies and processes one delivery. A redelivery of an event this process remembers recorded
+   * is answered before its body is parsed.
+   */
   async receive(rawBody: Buffer, signature: string | undefined): Promise<WebhookOutcome> {
-    return this.process(this.verifier.verify(rawBody, signature));
+    const delivery = this.verifier.verify(rawBody, signature);
+    const remembered = delivery.id === null ? undefined : this.ledger.rememberedType(delivery.id);
+    if (remembered === undefined) return this.process(delivery.event());
+    this.metrics.webhookEvent(remembered, 'duplicate', null);
+    return 'duplicate';
   }
 
   /** Processes an already verified event (deliveries and replays of undelivered events). */
@@ -142,6 +149,16 @@ export class WebhookService {
     handler: BoundHandler,
     record: WebhookEventRecord,
   ): Promise<boolean> {
+    const { carriedState } = handler;
+    if (carriedState !== null) {
+      const step = await this.ledger.recordWithState(record, carriedState);
+      if (step === 'older')
+        this.log.debug(
+          { subscription: carriedState.id, created: event.created },
+          'event older than the stored subscription: skipped',
+        );
+      if (step !== 'unsettled') return step !== 'duplicate';
+    }
     const reads = new DeliveryReads(this.payments, event.created);
     await handler.prepare({
       store: this.store,

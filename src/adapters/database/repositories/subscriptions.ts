@@ -10,7 +10,7 @@ type StateToWrite = Omit<SubscriptionState, 'revision' | 'owner'>;
 const SELECT_ONE = `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = $1`;
 
 /** $1 to $12 of every statement that writes a state, in this order. */
-const stateParams = (s: StateToWrite) => [
+export const stateParams = (s: StateToWrite) => [
   s.id,
   s.customerId,
   s.status,
@@ -41,14 +41,17 @@ const UPDATE = `UPDATE subscriptions SET customer_id = $2, status = $3, price_id
     organization_id = $14, revision = revision + 1, updated_at = now()
   WHERE id = $1`;
 
-// Written, or what stands in the way, in one round trip. `as_of` never decreases, so a stored
-// state at least as new as this one in the statement's snapshot is so still now.
-const UPDATE_IF_AS_OF_BELOW = `WITH written AS (
-    UPDATE subscriptions SET status = $3, price_id = $4, cancel_at_period_end = $5,
+/** The provider's terms of stateParams written over a stored state of the same customer. */
+export const SET_NEWER_TERMS = `status = $3, price_id = $4, cancel_at_period_end = $5,
       current_period_end = $6, cancel_at = $7, trial_end = $8,
       payment_failed_at = CASE WHEN $9::timestamptz IS NOT NULL
         THEN COALESCE(payment_failed_at, $9::timestamptz) END,
-      as_of = $10, item_id = $11, quantity = $12, revision = revision + 1, updated_at = now()
+      as_of = $10, item_id = $11, quantity = $12, revision = revision + 1, updated_at = now()`;
+
+// Written, or what stands in the way, in one round trip. `as_of` never decreases, so a stored
+// state at least as new as this one in the statement's snapshot is so still now.
+const UPDATE_IF_AS_OF_BELOW = `WITH written AS (
+    UPDATE subscriptions SET ${SET_NEWER_TERMS}
     WHERE id = $1 AND customer_id = $2 AND as_of < $10
     RETURNING as_of)
   SELECT true AS written, as_of FROM written
