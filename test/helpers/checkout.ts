@@ -38,3 +38,9 @@ export async function sessionsBehind(
     [...new Set(urls)].map((url) => simulatorClient(t).checkout.sessions.retrieve(sessionId(url))),
   );
 }
+
+/** A user who started a checkout, so is linked to a customer of our making: that customer's id. */
+export async function customerOfCheckout(t: TestApp, sub: string): Promise<string> {
+  await checkoutUrl(t, sub);
+  return (await t.composition.store.users.findByIdpId(sub))!.paymentsCustomerId!;
+}

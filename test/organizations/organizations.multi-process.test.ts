@@ -9,7 +9,7 @@ import { buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { sessionsBehind } from '../helpers/checkout.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { memberToken, orgBilling } from '../helpers/organizations.ts';
+import { memberToken, orgBilling, orgSubscriptionId } from '../helpers/organizations.ts';
 import {
   besideTestApp,
   startServiceProcesses,
@@ -122,10 +122,9 @@ describe(
         30_000,
       );
       assert.equal(settled.seats.active, MEMBERS + 1);
-      const [row] = await t.composition.db.query<{ id: string }>(
-        `SELECT s.id FROM subscriptions s JOIN organizations o ON o.id = s.organization_id WHERE o.idp_org_id = 'burstco'`,
+      const provider = await simulatorClient(t).subscriptions.retrieve(
+        await orgSubscriptionId(t, 'burstco'),
       );
-      const provider = await simulatorClient(t).subscriptions.retrieve(row!.id);
       assert.equal(provider.items.data[0]!.quantity, MEMBERS + 1);
       const updates = (await providerCalls(t))['POST /v1/subscriptions/:id'] ?? 0;
       assert.ok(updates >= 1 && updates <= 4, `${updates} quantity updates for ${MEMBERS} members`);
