@@ -4,31 +4,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { sessionsBehind } from '../helpers/checkout.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import {
+  besideTestApp,
+  startServiceProcesses,
+  type ServiceProcess,
+} from '../helpers/service-process.ts';
 import { requestLogged } from '../helpers/request-log.ts';
-import { simulatorClient } from '../helpers/simulator-client.ts';
 
 describe(
   'checkout across two processes (PostgreSQL)',
   { skip: !onPostgres && 'needs PostgreSQL' },
   () => {
     let t: TestApp;
-    let services: ServiceProcess[] = [];
+    const services: ServiceProcess[] = [];
     before(async () => {
       t = await buildTestApp();
-      // Both instances use the test app's simulator, as instances share one real provider.
-      const env = {
-        ...t.env,
-        PAYMENTS_API_KEY: t.config.payments.apiKey,
-        PAYMENTS_API_BASE: t.composition.simulatorUrl!,
-        PAYMENTS_WEBHOOK_SECRET: 'whsec_local_simulator',
-        BILLING_PRICES: 'pro=price_sim_pro,team=price_sim_team',
-      };
-      services = await Promise.all([
-        startServiceProcess(env),
-        startServiceProcess(env),
-        startServiceProcess({ ...env, PAYMENTS_API_KEY: 'sk_test_rejected_key' }),
+      const env = besideTestApp(t);
+      await startServiceProcesses(services, [
+        env,
+        env,
+        { ...env, PAYMENTS_API_KEY: 'sk_test_rejected_key' },
       ]);
     });
     after(async () => {
@@ -48,15 +45,7 @@ describe(
       const responses = await Promise.all(
         Array.from({ length: 10 }, (_, i) => checkout(services[i % 2]!, token)),
       );
-      assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
-      const urls = await Promise.all(
-        responses.map(async (r) => ((await r.json()) as { url: string }).url),
-      );
-      const sessions = await Promise.all(
-        [...new Set(urls)].map((url) =>
-          simulatorClient(t).checkout.sessions.retrieve(url.split('/').pop()!),
-        ),
-      );
+      const sessions = await sessionsBehind(t, responses);
       assert.equal(new Set(sessions.map((s) => s.customer)).size, 1);
       const rows = await t.composition.db.query<{ payments_customer_id: string }>(
         "SELECT payments_customer_id FROM users WHERE idp_id = 'multi-checkout'",

@@ -4,10 +4,9 @@
 // can still adopt it. Ids in metadata that are not ours (another system's) do not refuse.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { tierPolicy } from '../../src/composition.ts';
 import { linkCustomer } from '../../src/domain/billing/link-customer.ts';
 import { buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
-import { operatorEnv, runCli, tierOf } from '../helpers/cli.ts';
+import { operatorDeps, operatorEnv, runCli, tierOf } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 import { drift } from '../helpers/simulator-client.ts';
 
@@ -23,12 +22,6 @@ describe(`link-customer and the provider's metadata (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const deps = () => ({
-    store: t.composition.store,
-    payments: t.composition.payments,
-    policy: tierPolicy(t.config),
-    log: t.composition.logger,
-  });
   const customerOf = async (sub: string) =>
     (await t.composition.store.users.findByIdpId(sub))!.paymentsCustomerId;
   /** A customer with a subscription made at the provider, its metadata as given; no event reaches us. */
@@ -42,19 +35,19 @@ describe(`link-customer and the provider's metadata (${databaseLabel})`, () => {
   test('refused when a subscription at the provider names another user; that user can adopt it', async () => {
     const { customer, subscription } = await madeAtProvider({ user_id: await profileId(t, 'bob') });
     await profileId(t, 'alice');
-    await assert.rejects(linkCustomer(deps(), 'alice', customer.id), {
+    await assert.rejects(linkCustomer(operatorDeps(t), 'alice', customer.id), {
       name: 'LinkRefusedError',
       message: `customer ${customer.id} has subscription ${subscription.id} made for user bob (its metadata names them at the payment provider)`,
     });
     assert.deepEqual([await customerOf('alice'), await tierOf(t, 'alice')], [null, 'free']);
-    const adopted = await linkCustomer(deps(), 'bob', customer.id);
+    const adopted = await linkCustomer(operatorDeps(t), 'bob', customer.id);
     assert.equal(adopted.tierAfter, 'pro');
   });
 
   test('refused when a subscription at the provider names an organisation', async () => {
     const { customer, subscription } = await madeAtProvider({ org_id: ORG });
     await profileId(t, 'carol');
-    await assert.rejects(linkCustomer(deps(), 'carol', customer.id), {
+    await assert.rejects(linkCustomer(operatorDeps(t), 'carol', customer.id), {
       name: 'LinkRefusedError',
       message: `customer ${customer.id} has subscription ${subscription.id} made for organisation acme (its metadata names them at the payment provider)`,
     });
@@ -63,10 +56,13 @@ describe(`link-customer and the provider's metadata (${databaseLabel})`, () => {
 
   test("the user's own id, or another system's ids, do not refuse", async () => {
     const own = await madeAtProvider({ user_id: await profileId(t, 'dave') });
-    assert.equal((await linkCustomer(deps(), 'dave', own.customer.id)).tierAfter, 'pro');
+    assert.equal((await linkCustomer(operatorDeps(t), 'dave', own.customer.id)).tierAfter, 'pro');
     const legacy = await madeAtProvider({ user_id: '42', org_id: 'team-7' });
     await profileId(t, 'erin');
-    assert.equal((await linkCustomer(deps(), 'erin', legacy.customer.id)).tierAfter, 'pro');
+    assert.equal(
+      (await linkCustomer(operatorDeps(t), 'erin', legacy.customer.id)).tierAfter,
+      'pro',
+    );
   });
 
   test(

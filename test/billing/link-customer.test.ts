@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createJobLeases } from '../../src/adapters/database/job-leases.ts';
-import { tierPolicy } from '../../src/composition.ts';
 import { linkCustomer } from '../../src/domain/billing/link-customer.ts';
 import { LinkRefusedError, UnknownUserError } from '../../src/domain/billing/operator-errors.ts';
 import { reconcile } from '../../src/domain/billing/reconcile.ts';
-import { bearer, buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
-import { operatorEnv, runCli, tierOf } from '../helpers/cli.ts';
+import { buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
+import { customerOfCheckout } from '../helpers/checkout.ts';
+import { operatorDeps, operatorEnv, runCli, tierOf } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 import { drift } from '../helpers/simulator-client.ts';
 
@@ -22,36 +22,16 @@ describe(`link-customer (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const deps = () => ({
-    store: t.composition.store,
-    payments: t.composition.payments,
-    policy: tierPolicy(t.config),
-    log: t.composition.logger,
-  });
-  const link = (idpId: string, customerId: string) => linkCustomer(deps(), idpId, customerId);
+  const link = (idpId: string, customerId: string) =>
+    linkCustomer(operatorDeps(t), idpId, customerId);
   const userId = (sub: string) => profileId(t, sub);
-  /** A user who started a checkout: linked to a customer of our making. */
-  async function withCustomer(sub: string): Promise<string> {
-    const checkout = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/billing/checkout',
-      headers: bearer(await t.token(sub)),
-      payload: {},
-    });
-    assert.equal(checkout.statusCode, 200);
-    const [row] = await t.composition.db.query<{ payments_customer_id: string }>(
-      'SELECT payments_customer_id FROM users WHERE idp_id = $1',
-      [sub],
-    );
-    return row!.payments_customer_id;
-  }
 
   test('a customer made elsewhere is linked and its subscriptions reconciled: the tier follows', async () => {
     const { customer, subscription } = await drift(t, 'subscriptions', {
       email: 'adopt@example.com',
       price: 'price_sim_team',
     });
-    const found = await reconcile(deps());
+    const found = await reconcile(operatorDeps(t));
     assert.equal(
       found.changes.find((c) => c.subscription.id === subscription.id)?.verdict,
       'unlinked',
@@ -79,7 +59,7 @@ describe(`link-customer (${databaseLabel})`, () => {
   });
 
   test('refused when the user is linked to another customer', async () => {
-    const own = await withCustomer('linked-user');
+    const own = await customerOfCheckout(t, 'linked-user');
     const { customer } = await drift(t, 'subscriptions', {
       email: 'other@example.com',
       price: 'price_sim_pro',
@@ -91,7 +71,7 @@ describe(`link-customer (${databaseLabel})`, () => {
   });
 
   test('refused when the customer is linked to another user', async () => {
-    const theirs = await withCustomer('owner');
+    const theirs = await customerOfCheckout(t, 'owner');
     await userId('newcomer');
     await assert.rejects(link('newcomer', theirs), {
       name: 'LinkRefusedError',
@@ -100,13 +80,13 @@ describe(`link-customer (${databaseLabel})`, () => {
   });
 
   test("refused when the customer's subscriptions are stored for another user", async () => {
-    await withCustomer('holder'); // linked to a customer of its own, so the one below is not linked
+    await customerOfCheckout(t, 'holder'); // linked to a customer of its own, so the one below is not linked
     const { customer } = await drift(t, 'subscriptions', {
       email: 'held@example.com',
       price: 'price_sim_pro',
       'metadata[user_id]': await userId('holder'),
     });
-    await reconcile(deps());
+    await reconcile(operatorDeps(t));
     await userId('claimant');
     await assert.rejects(link('claimant', customer.id), {
       name: 'LinkRefusedError',

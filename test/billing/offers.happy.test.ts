@@ -8,6 +8,7 @@ import { checkoutSessionParams } from '../../src/adapters/payments/stripe-paymen
 import type { CheckoutOffer } from '../../src/domain/model.ts';
 import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
+import { checkoutUrl, sessionId } from '../helpers/checkout.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
@@ -82,22 +83,12 @@ describe(`checkouts with promotion codes, tax and a trial that needs a card (${d
   });
   after(() => t.close());
 
-  const checkout = async (sub: string) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/billing/checkout',
-      headers: bearer(await t.token(sub)),
-      payload: {},
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    return response.json().url as string;
-  };
-  const idOf = (url: string) => url.split('/').pop()!;
+  const checkout = (sub: string) => checkoutUrl(t, sub);
 
   test('SAVE20 on the page and the tax line: the price shown, the invoice sent, the tier', async () => {
     const url = await checkout('offer-ann');
     const stripe = simulatorClient(t);
-    const opened = await stripe.checkout.sessions.retrieve(idOf(url));
+    const opened = await stripe.checkout.sessions.retrieve(sessionId(url));
     assert.equal(opened.allow_promotion_codes, true);
     assert.equal(opened.automatic_tax.enabled, true);
     assert.equal(opened.tax_id_collection?.enabled, true);
@@ -118,7 +109,7 @@ describe(`checkouts with promotion codes, tax and a trial that needs a card (${d
     assert.match(page, /Total due today \$13\.20/);
 
     await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
-    const paid = await stripe.checkout.sessions.retrieve(idOf(url));
+    const paid = await stripe.checkout.sessions.retrieve(sessionId(url));
     const invoice = await stripe.invoices.retrieve(paid.invoice as string);
     assert.deepEqual([invoice.subtotal, invoice.total], [1500, 1320]);
     const me = async () =>
@@ -141,7 +132,7 @@ describe(`checkouts with promotion codes, tax and a trial that needs a card (${d
     assert.match(page, /4242 4242/);
     const [row] = await t.composition.db.query<{ trial_days: number | null }>(
       'SELECT trial_days FROM checkout_sessions WHERE id = $1',
-      [idOf(url)],
+      [sessionId(url)],
     );
     assert.equal(row!.trial_days, 7);
     assert.equal(await checkout('offer-bo'), url, 'a second click: the same session');

@@ -4,8 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
+import { TRIAL_WITHOUT_CARD } from '../helpers/checkout.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import {
+  besideTestApp,
+  startServiceProcesses,
+  type ServiceProcess,
+} from '../helpers/service-process.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 const CHECKOUTS = 12;
@@ -15,18 +20,11 @@ describe(
   { skip: !onPostgres && 'needs PostgreSQL' },
   () => {
     let t: TestApp;
-    let services: ServiceProcess[] = [];
+    const services: ServiceProcess[] = [];
     before(async () => {
-      const trials = { BILLING_TRIAL_DAYS: '14', BILLING_TRIAL_REQUIRES_CARD: 'false' };
-      t = await buildTestApp(trials);
-      const env = {
-        ...t.env,
-        PAYMENTS_API_KEY: t.config.payments.apiKey,
-        PAYMENTS_API_BASE: t.composition.simulatorUrl!,
-        PAYMENTS_WEBHOOK_SECRET: 'whsec_local_simulator',
-        BILLING_PRICES: 'pro=price_sim_pro,team=price_sim_team',
-      };
-      services = await Promise.all([startServiceProcess(env), startServiceProcess(env)]);
+      t = await buildTestApp(TRIAL_WITHOUT_CARD);
+      const env = besideTestApp(t);
+      await startServiceProcesses(services, [env, env]);
     });
     after(async () => {
       await Promise.all(services.map((s) => s.stop()));

@@ -3,7 +3,8 @@
 // paid; the database then holds one open session for the user.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
+import { checkoutUrl, sessionId, TRIAL_WITHOUT_CARD } from '../helpers/checkout.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
@@ -12,24 +13,12 @@ const APP = 'https://app.example.test';
 describe(`one open checkout per subject (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({
-      APP_URL: APP,
-      BILLING_TRIAL_DAYS: '14',
-      BILLING_TRIAL_REQUIRES_CARD: 'false',
-    });
+    t = await buildTestApp({ APP_URL: APP, ...TRIAL_WITHOUT_CARD });
   });
   after(() => t.close());
 
-  const checkout = async (sub: string, payload: object = {}) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/billing/checkout',
-      headers: bearer(await t.token(sub)),
-      payload,
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    return (response.json().url as string).split('/').pop()!;
-  };
+  const checkout = async (sub: string, payload: object = {}) =>
+    sessionId(await checkoutUrl(t, sub, payload));
   const stored = async (sub: string) =>
     t.composition.db.query<{ id: string; status: string }>(
       'SELECT id, status FROM checkout_sessions WHERE user_id = $1 ORDER BY created_at',

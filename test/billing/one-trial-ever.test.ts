@@ -9,6 +9,7 @@ import { checkoutSessionParams } from '../../src/adapters/payments/stripe-paymen
 import { replayUndeliveredEvents } from '../../src/domain/webhooks/replay.ts';
 import { bearer, buildTestApp, deliverWebhooks, profileId, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
+import { checkoutUrl, sessionId, TRIAL_WITHOUT_CARD } from '../helpers/checkout.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
@@ -17,25 +18,12 @@ const APP = 'https://app.example.test';
 describe(`one trial ever, whatever sessions are open (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({
-      APP_URL: APP,
-      BILLING_TRIAL_DAYS: '14',
-      BILLING_TRIAL_REQUIRES_CARD: 'false',
-    });
+    t = await buildTestApp({ APP_URL: APP, ...TRIAL_WITHOUT_CARD });
   });
   after(() => t.close());
 
   /** Our checkout: a trial session, recorded as the subject's open one. */
-  const checkout = async (sub: string) => {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/billing/checkout',
-      headers: bearer(await t.token(sub)),
-      payload: {},
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    return (response.json().url as string).split('/').pop()!;
-  };
+  const checkout = async (sub: string) => sessionId(await checkoutUrl(t, sub));
   /** Another trial session of the user's, open at the provider and stored as replaced, not yet expired. */
   async function leftOpen(sub: string): Promise<string> {
     const id = await profileId(t, sub);

@@ -9,7 +9,7 @@ import { applyListing, settleTies } from '../../src/domain/billing/provider-list
 import { reconcile } from '../../src/domain/billing/reconcile.ts';
 import { replayUndeliveredEvents } from '../../src/domain/webhooks/replay.ts';
 import { bearer, buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
-import { payWhileUnreachable, tierOf } from '../helpers/cli.ts';
+import { operatorDeps, payWhileUnreachable, tierOf } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {
   buildAppWithFaultyProvider,
@@ -32,11 +32,6 @@ describe(`reconcile (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const deps = () => ({
-    store: t.composition.store,
-    payments: t.composition.payments,
-    log: t.composition.logger,
-  });
   const userId = (sub: string) => profileId(t, sub);
   /** A user whose paid subscription the service knows (its events delivered), and its id. */
   async function subscriber(sub: string): Promise<string> {
@@ -92,7 +87,7 @@ describe(`reconcile (${databaseLabel})`, () => {
     assert.equal(await tierOf(t, 'rec-canceled'), 'pro', 'before: the cancellation is unknown');
 
     await resetProviderCalls(t);
-    const result = await reconcile(deps());
+    const result = await reconcile(operatorDeps(t));
     const calls = await providerCalls(t);
     // Pages of 100, and a customer listed again for each tie of the same second: list calls only.
     assert.deepEqual(calls, { 'GET /v1/subscriptions': result.pages + result.relisted });
@@ -120,7 +115,7 @@ describe(`reconcile (${databaseLabel})`, () => {
       assert.equal(verdicts.get(id), 'repaired', id);
     assert.equal(verdicts.get(nobodys.subscription.id), 'unlinked');
 
-    const again = await reconcile(deps());
+    const again = await reconcile(operatorDeps(t));
     assert.equal(again.repaired, 0, 'a second run finds nothing to repair');
     assert.equal(again.unlinked, result.unlinked);
   });
@@ -135,7 +130,7 @@ describe(`reconcile (${databaseLabel})`, () => {
     const storedAsOf = Number(row!.as_of);
     while (now() < storedAsOf + 2) await new Promise((resolve) => setTimeout(resolve, 100));
     await drift(t, `subscriptions/${id}/cancel-now`);
-    await reconcile(deps());
+    await reconcile(operatorDeps(t));
     assert.equal(await tierOf(t, 'rec-stale'), 'free');
     // The provider's late retry of an update newer than what was stored, older than the listing.
     const stale = eventOf('customer.subscription.updated', active, { created: storedAsOf + 1 });
@@ -155,7 +150,7 @@ describe(`reconcile (${databaseLabel})`, () => {
       { created: now() + 30 },
     );
     assert.deepEqual((await deliver(t.app, newer)).json(), { status: 'processed' });
-    const result = await reconcile(deps());
+    const result = await reconcile(operatorDeps(t));
     assert.ok(!result.changes.some((c) => c.subscription.id === id));
     const [row] = await t.composition.db.query<{ status: string; cancel_at_period_end: boolean }>(
       'SELECT status, cancel_at_period_end FROM subscriptions WHERE id = $1',
@@ -177,11 +172,11 @@ describe(`reconcile (${databaseLabel})`, () => {
       value: [{ ...read.value!, status: 'past_due' as const }],
       readAt: Number(asOfRow!.as_of),
     };
-    const [tie] = await applyListing(deps(), sameSecond);
+    const [tie] = await applyListing(operatorDeps(t), sameSecond);
     assert.equal(tie!.verdict, 'tied');
     assert.equal((await stored(id))!.status, 'active', 'a tie writes nothing');
     const waits: number[] = [];
-    const [settled] = await settleTies(deps(), [tie!], {
+    const [settled] = await settleTies(operatorDeps(t), [tie!], {
       sleep: async (ms) => {
         waits.push(ms);
         await new Promise((resolve) => setTimeout(resolve, ms));
@@ -196,7 +191,7 @@ describe(`reconcile (${databaseLabel})`, () => {
     const id = await subscriber('rec-dry');
     await drift(t, `subscriptions/${id}/switch`, { price: 'price_sim_team' });
     const before = await t.composition.db.query('SELECT * FROM subscriptions ORDER BY id');
-    const result = await reconcile(deps(), { dryRun: true });
+    const result = await reconcile(operatorDeps(t), { dryRun: true });
     const change = result.changes.find((c) => c.subscription.id === id);
     assert.equal(change?.verdict, 'repaired');
     assert.equal(change?.before?.priceId, 'price_sim_pro');
@@ -219,12 +214,12 @@ describe(`reconcile (${databaseLabel})`, () => {
       )[0]!.cancel_at;
     await drift(t, `subscriptions/${id}/schedule-cancel`);
     assert.equal(await cancelAt(), null, 'before: the scheduled cancellation is unknown');
-    const scheduled = await reconcile(deps());
+    const scheduled = await reconcile(operatorDeps(t));
     assert.equal(scheduled.changes.find((c) => c.subscription.id === id)?.verdict, 'repaired');
     assert.ok((await cancelAt()) instanceof Date, 'cancel_at stored');
 
     await drift(t, `subscriptions/${id}/resume-at-period-end`);
-    const withdrawn = await reconcile(deps());
+    const withdrawn = await reconcile(operatorDeps(t));
     assert.equal(withdrawn.changes.find((c) => c.subscription.id === id)?.verdict, 'repaired');
     assert.equal(await cancelAt(), null, 'cancel_at cleared');
   });

@@ -9,6 +9,7 @@ import { tierPolicy } from '../../src/composition.ts';
 import { syncUser } from '../../src/domain/billing/sync-user.ts';
 import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
+import { checkoutUrl, TRIAL_WITHOUT_CARD } from '../helpers/checkout.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { allDelivered } from '../helpers/deliveries.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
@@ -18,7 +19,7 @@ const DAY_MS = 86_400_000;
 describe(`one trial per user (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({ BILLING_TRIAL_DAYS: '14', BILLING_TRIAL_REQUIRES_CARD: 'false' });
+    t = await buildTestApp(TRIAL_WITHOUT_CARD);
     await deliverWebhooks(t);
   });
   after(() => t.close());
@@ -33,14 +34,7 @@ describe(`one trial per user (${databaseLabel})`, () => {
     ).json();
   /** A checkout's page as the person sees it, with the session's id. */
   async function checkoutPage(sub: string): Promise<{ url: string; page: string }> {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/billing/checkout',
-      headers: bearer(await t.token(sub)),
-      payload: {},
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    const { url } = response.json();
+    const url = await checkoutUrl(t, sub);
     return { url, page: await (await fetch(url)).text() };
   }
   const control = (id: string, action: string) =>

@@ -3,21 +3,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { assertRefused } from '../helpers/config-refusal.ts';
 
 const secret = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
-
-function assertRefused(env: Record<string, string>, variable: string): void {
-  assert.throws(
-    () => loadConfig(env),
-    (error: unknown) => {
-      assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
-      assert.doesNotMatch(error.message, /\n/, 'one line');
-      assert.match(error.message, new RegExp(`\\b${variable}\\b`));
-      return true;
-    },
-  );
-}
 
 describe('configuration of outbound events', () => {
   test('unset: development delivers to its own receiver, other environments record nothing', () => {

@@ -14,6 +14,7 @@ import {
   SIMULATOR_API_KEY,
   SIMULATOR_WEBHOOK_SECRET,
 } from '../../src/config.ts';
+import { assertRefused } from '../helpers/config-refusal.ts';
 
 type Env = Record<string, string>;
 
@@ -28,18 +29,6 @@ const PRODUCTION: Env = {
   BILLING_PRICES: 'pro=price_123,team=price_456',
   APP_URL: 'https://app.example.com',
 };
-
-function assertRefused(env: Env, variable: string): void {
-  assert.throws(
-    () => loadConfig(env),
-    (error: unknown) => {
-      assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
-      assert.doesNotMatch(error.message, /\n/, 'one line');
-      assert.match(error.message, new RegExp(`\\b${variable}\\b`));
-      return true;
-    },
-  );
-}
 
 describe('configuration', () => {
   test('defaults: local, embedded database, development identity provider and payment simulator', () => {

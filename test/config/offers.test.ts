@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ConfigError, EXAMPLE_ENTITLEMENTS_FILE, loadConfig } from '../../src/config.ts';
+import { EXAMPLE_ENTITLEMENTS_FILE, loadConfig } from '../../src/config.ts';
+import { refusal } from '../helpers/config-refusal.ts';
 
 type Env = Record<string, string>;
 
@@ -27,18 +28,6 @@ function file(content: unknown): string {
   const path = join(dir, `entitlements-${files++}.json`);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
-}
-
-/** The one line loadConfig refuses `env` with. */
-function refusal(env: Env): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
-    assert.doesNotMatch(error.message, /\n/, 'one line');
-    return error.message;
-  }
-  assert.fail('the configuration was accepted');
 }
 
 describe('configuration: offers and entitlements', () => {

@@ -4,20 +4,10 @@
 // checkout or subscription expires them at the provider). From then on the database refuses a
 // second open session for a user or an organisation.
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { migrate } from '../../src/adapters/database/migrate.ts';
-import { openDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
-import { projectPath } from '../../src/project-root.ts';
-import {
-  createTestDatabase,
-  databaseLabel,
-  onPostgres,
-  type TestDatabase,
-} from '../helpers/database.ts';
+import { databaseLabel, migratedBefore, type OpenTestDatabase } from '../helpers/database.ts';
 
 const TABS = '00000000-0000-4000-8000-000000000001';
 const ORG = '00000000-0000-4000-8000-0000000000aa';
@@ -27,18 +17,11 @@ const session = (id: string, owner: string, created: string, expires = LATER) =>
   `('${id}', ${owner}, 'https://x/${id}', 'price_sim_pro', 'https://a', 'https://b', '${expires}', '${created}')`;
 
 describe(`migration 011, one open checkout per subject (${databaseLabel})`, () => {
-  let database: TestDatabase;
+  let database: OpenTestDatabase & { next: string[] };
   let db: Database;
-  let earlier: string;
   before(async () => {
-    database = await createTestDatabase();
-    db = await openDatabase(
-      onPostgres ? { kind: 'postgres', url: database.url, poolSize: 2 } : { kind: 'pglite' },
-    );
-    earlier = await mkdtemp(join(tmpdir(), 'migrations-before-011-'));
-    for (const file of await readdir(projectPath('migrations')))
-      if (file < '011') await copyFile(projectPath('migrations', file), join(earlier, file));
-    await migrate(db, earlier);
+    database = await migratedBefore('011');
+    db = database.db;
     await db.exec(`
       INSERT INTO users (id, idp_id, email) VALUES ('${TABS}', 'tabs', 'tabs@example.com');
       INSERT INTO organizations (id, issuer, idp_org_id) VALUES ('${ORG}', 'https://issuer', 'acme');
@@ -55,15 +38,10 @@ describe(`migration 011, one open checkout per subject (${databaseLabel})`, () =
           expires_at, created_at) VALUES
         ${session('cs_left_open', `'${TABS}'`, '2025-12-01T09:00:00Z', '2025-12-02T09:00:00Z')};`);
   });
-  after(async () => {
-    await db.close();
-    await database.drop();
-    await rm(earlier, { recursive: true, force: true });
-  });
+  after(() => database.close());
 
   test('keeps every row: the newest open stays open, older open ones replaced, timed-out expired', async () => {
-    const applied = (await readdir(projectPath('migrations'))).filter((f) => f >= '011').sort();
-    assert.deepEqual(await migrate(db), applied);
+    assert.deepEqual(await migrate(db), database.next);
     assert.deepEqual(await db.query('SELECT id, status FROM checkout_sessions ORDER BY id'), [
       { id: 'cs_first_tab', status: 'replaced' },
       { id: 'cs_left_open', status: 'expired' },

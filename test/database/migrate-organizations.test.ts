@@ -3,37 +3,20 @@
 // subject from then on; one trial per subject still holds (the database marks a user, and now an
 // organisation); a provider customer is never a user's and an organisation's at once.
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { migrate } from '../../src/adapters/database/migrate.ts';
-import { openDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
-import { projectPath } from '../../src/project-root.ts';
-import {
-  createTestDatabase,
-  databaseLabel,
-  onPostgres,
-  type TestDatabase,
-} from '../helpers/database.ts';
+import { databaseLabel, migratedBefore, type OpenTestDatabase } from '../helpers/database.ts';
 
 const USER = '00000000-0000-4000-8000-000000000001';
 const NEVER = '00000000-0000-4000-8000-000000000002';
 
 describe(`migration 010, organisations (${databaseLabel})`, () => {
-  let database: TestDatabase;
+  let database: OpenTestDatabase & { next: string[] };
   let db: Database;
-  let earlier: string;
   before(async () => {
-    database = await createTestDatabase();
-    db = await openDatabase(
-      onPostgres ? { kind: 'postgres', url: database.url, poolSize: 2 } : { kind: 'pglite' },
-    );
-    earlier = await mkdtemp(join(tmpdir(), 'migrations-before-010-'));
-    for (const file of await readdir(projectPath('migrations')))
-      if (file < '010') await copyFile(projectPath('migrations', file), join(earlier, file));
-    await migrate(db, earlier);
+    database = await migratedBefore('010');
+    db = database.db;
     await db.exec(`
       INSERT INTO users (id, idp_id, email, payments_customer_id) VALUES
         ('${USER}', 'had', 'had@example.com', 'cus_had'),
@@ -46,15 +29,10 @@ describe(`migration 010, organisations (${databaseLabel})`, () => {
         VALUES ('cs_old', '${NEVER}', 'https://x', 'price_sim_pro', 'https://a', 'https://b',
           '2025-01-02T00:00:00Z');`);
   });
-  after(async () => {
-    await db.close();
-    await database.drop();
-    await rm(earlier, { recursive: true, force: true });
-  });
+  after(() => database.close());
 
   test("applies after the earlier ones and keeps every row a user's", async () => {
-    const applied = (await readdir(projectPath('migrations'))).filter((f) => f >= '010').sort();
-    assert.deepEqual(await migrate(db), applied);
+    assert.deepEqual(await migrate(db), database.next);
     assert.deepEqual(
       await db.query(
         "SELECT user_id, organization_id, status, item_id, quantity FROM subscriptions WHERE id = 'sub_old'",

@@ -1,35 +1,30 @@
 // Migrations: applied once each, in order, the same files on PGlite and PostgreSQL; a failing
 // migration throws (so start-up stops) and leaves nothing of itself behind.
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { migrate } from '../../src/adapters/database/migrate.ts';
-import { openDatabase } from '../../src/adapters/database/open.ts';
-import { projectPath } from '../../src/project-root.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
 import {
-  createTestDatabase,
   databaseLabel,
-  onPostgres,
-  type TestDatabase,
+  migratedBefore,
+  openTestDatabase,
+  type OpenTestDatabase,
 } from '../helpers/database.ts';
 
 describe(`migrations (${databaseLabel})`, () => {
-  let database: TestDatabase;
+  let database: OpenTestDatabase;
   let db: Database;
   let dir: string;
   before(async () => {
-    database = await createTestDatabase();
-    db = await openDatabase(
-      onPostgres ? { kind: 'postgres', url: database.url, poolSize: 5 } : { kind: 'pglite' },
-    );
+    database = await openTestDatabase(5);
+    db = database.db;
     dir = await mkdtemp(join(tmpdir(), 'migrations-'));
   });
   after(async () => {
-    await db.close();
-    await database.drop();
+    await database.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -54,15 +49,9 @@ describe(`migrations (${databaseLabel})`, () => {
   });
 
   test('005 keeps every stored row and marks the users who already had a subscription', async () => {
-    const database2 = await createTestDatabase();
-    const db2 = await openDatabase(
-      onPostgres ? { kind: 'postgres', url: database2.url, poolSize: 2 } : { kind: 'pglite' },
-    );
-    const before = await mkdtemp(join(tmpdir(), 'migrations-before-'));
+    const database2 = await migratedBefore('005');
+    const db2 = database2.db;
     try {
-      for (const file of await readdir(projectPath('migrations')))
-        if (file < '005') await copyFile(projectPath('migrations', file), join(before, file));
-      await migrate(db2, before);
       await db2.exec(`
         INSERT INTO users (id, idp_id, email, payments_customer_id) VALUES
           ('00000000-0000-4000-8000-000000000001', 'had', 'had@example.com', 'cus_had'),
@@ -74,8 +63,7 @@ describe(`migrations (${databaseLabel})`, () => {
         INSERT INTO checkout_sessions (id, user_id, url, price_id, success_url, cancel_url, expires_at)
           VALUES ('cs_old', '00000000-0000-4000-8000-000000000002', 'https://x', 'price_sim_pro',
             'https://a', 'https://b', '2025-01-02T00:00:00Z');`);
-      const from005 = (await readdir(projectPath('migrations'))).filter((f) => f >= '005').sort();
-      assert.deepEqual(await migrate(db2), from005, '005 and every later one');
+      assert.deepEqual(await migrate(db2), database2.next, '005 and every later one');
       const users = await db2.query<{ idp_id: string; first_subscription_at: Date | null }>(
         'SELECT idp_id, first_subscription_at FROM users ORDER BY idp_id',
       );
@@ -100,9 +88,7 @@ describe(`migrations (${databaseLabel})`, () => {
       );
       assert.deepEqual(session, { price_id: 'price_sim_pro', trial_days: null });
     } finally {
-      await db2.close();
-      await database2.drop();
-      await rm(before, { recursive: true, force: true });
+      await database2.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 // Runs `src/cli/index.ts` as its own process, as an operator would, with a test app's environment.
 // Resolves with the exit code and both streams, whatever the code.
 import { execFile } from 'node:child_process';
+import { tierPolicy } from '../../src/composition.ts';
 import { bearer, type TestApp } from './app.ts';
 
 export interface CliRun {
@@ -31,6 +32,14 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 export function operatorEnv(t: TestApp): Record<string, string> {
   return { ...t.env, PAYMENTS_SIMULATOR_PORT: new URL(t.composition.simulatorUrl!).port };
 }
+
+/** What the operator's commands (link-customer, reconcile, sync-user) are given, from a test app. */
+export const operatorDeps = (t: TestApp) => ({
+  store: t.composition.store,
+  payments: t.composition.payments,
+  policy: tierPolicy(t.config),
+  log: t.composition.logger,
+});
 
 /** The tier /users/me reports for `sub`. */
 export async function tierOf(t: TestApp, sub: string): Promise<string> {

@@ -51,3 +51,12 @@ export const orgPost = (t: TestApp, sub: string, member: AsMember, path: string,
 export const memberTier = async (t: TestApp, sub: string, org?: string) =>
   (await asMember(t, sub, { org }, { method: 'GET', url: '/api/v1/users/me' })).json()
     .tier as string;
+
+/** The id of the subscription stored for the organisation `org` names. */
+export async function orgSubscriptionId(t: TestApp, org: string): Promise<string> {
+  const [row] = await t.composition.db.query<{ id: string }>(
+    `SELECT s.id FROM subscriptions s JOIN organizations o ON o.id = s.organization_id WHERE o.idp_org_id = $1`,
+    [org],
+  );
+  return row!.id;
+}

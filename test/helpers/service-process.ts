@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import type { TestApp } from './app.ts';
 
 export interface ServiceProcess {
   url: string;
@@ -85,4 +86,27 @@ export async function startServiceProcess(
       await once(child, 'exit');
     },
   };
+}
+
+/**
+ * The environment of a service process beside the test app `t`: its database, and its simulator as
+ * the provider, since instances share one real provider.
+ */
+export const besideTestApp = (t: TestApp): Record<string, string> => ({
+  ...t.env,
+  PAYMENTS_API_KEY: t.config.payments.apiKey,
+  PAYMENTS_API_BASE: t.composition.simulatorUrl!,
+  PAYMENTS_WEBHOOK_SECRET: 'whsec_local_simulator',
+  BILLING_PRICES: 'pro=price_sim_pro,team=price_sim_team',
+});
+
+/**
+ * Starts a process on each environment in turn, adding each to `services` once it listens: one
+ * after the other, so that stopping `services` stops whichever did start when a later one fails.
+ */
+export async function startServiceProcesses(
+  services: ServiceProcess[],
+  envs: Record<string, string>[],
+): Promise<void> {
+  for (const env of envs) services.push(await startServiceProcess(env));
 }

@@ -50,3 +50,17 @@ export async function resetProviderCalls(t: TestApp): Promise<void> {
     headers: { authorization: `Bearer ${t.config.payments.apiKey}` },
   });
 }
+
+/** The quantities the provider's update events moved subscription `id` to, oldest first. */
+export async function quantityChanges(stripe: Stripe, id: string): Promise<number[]> {
+  const events = await stripe.events
+    .list({ type: 'customer.subscription.updated', limit: 100 })
+    .autoPagingToArray({ limit: 1000 });
+  return events
+    .filter((e) => (e.data.object as { id: string }).id === id)
+    .filter((e) => JSON.stringify(e.data.previous_attributes ?? {}).includes('quantity'))
+    .reverse()
+    .map(
+      (e) => (e.data.object as { items: { data: { quantity: number }[] } }).items.data[0]!.quantity,
+    );
+}

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
-import { tierPolicy } from '../../src/composition.ts';
 import { linkCustomer, linkOrganizationCustomer } from '../../src/domain/billing/link-customer.ts';
 import {
   LinkRefusedError,
@@ -15,7 +14,8 @@ import {
 import { reconcile } from '../../src/domain/billing/reconcile.ts';
 import { setOrganizationPlan } from '../../src/domain/billing/set-plan.ts';
 import { bearer, buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
-import { operatorEnv, runCli } from '../helpers/cli.ts';
+import { customerOfCheckout } from '../helpers/checkout.ts';
+import { operatorDeps, operatorEnv, runCli } from '../helpers/cli.ts';
 import { databaseLabel, onPostgres } from '../helpers/database.ts';
 import { orgBilling, orgPost } from '../helpers/organizations.ts';
 import { drift, simulatorClient } from '../helpers/simulator-client.ts';
@@ -27,15 +27,9 @@ describe(`organisations for the operator (${databaseLabel})`, () => {
   });
   after(() => t.close());
 
-  const deps = () => ({
-    store: t.composition.store,
-    payments: t.composition.payments,
-    policy: tierPolicy(t.config),
-    log: t.composition.logger,
-  });
   const issuer = () => t.config.organizations!.issuer;
   const linkOrg = (idpOrgId: string, customerId: string) =>
-    linkOrganizationCustomer(deps(), { issuer: issuer(), idpOrgId }, customerId);
+    linkOrganizationCustomer(operatorDeps(t), { issuer: issuer(), idpOrgId }, customerId);
   const seen = (org: string) => orgBilling(t, `${org}-someone`, { org });
 
   test('a reconciliation stores a subscription made elsewhere for the organisation its metadata names', async () => {
@@ -45,7 +39,7 @@ describe(`organisations for the operator (${databaseLabel})`, () => {
       price: 'price_sim_team',
       'metadata[org_id]': org.id,
     });
-    const result = await reconcile(deps());
+    const result = await reconcile(operatorDeps(t));
     assert.equal(
       result.changes.find((c) => c.subscription.id === subscription.id)?.verdict,
       'repaired',
@@ -70,15 +64,7 @@ describe(`organisations for the operator (${databaseLabel})`, () => {
 
   test("never crossed: a user's customer is refused for an organisation, an organisation's for a user", async () => {
     await seen('crossing');
-    const checkout = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/billing/checkout',
-      headers: bearer(await t.token('crossing-user')),
-      payload: {},
-    });
-    assert.equal(checkout.statusCode, 200);
-    const usersCustomer = (await t.composition.store.users.findByIdpId('crossing-user'))!
-      .paymentsCustomerId!;
+    const usersCustomer = await customerOfCheckout(t, 'crossing-user');
     await assert.rejects(linkOrg('crossing', usersCustomer), {
       name: 'LinkRefusedError',
       message: `customer ${usersCustomer} is already linked to user crossing-user`,
@@ -95,7 +81,7 @@ describe(`organisations for the operator (${databaseLabel})`, () => {
       'crossing',
     ))!.paymentsCustomerId!;
     await profileId(t, 'crossing-other');
-    await assert.rejects(linkCustomer(deps(), 'crossing-other', orgsCustomer), {
+    await assert.rejects(linkCustomer(operatorDeps(t), 'crossing-other', orgsCustomer), {
       name: 'LinkRefusedError',
       message: `customer ${orgsCustomer} is already linked to organisation crossing`,
     });

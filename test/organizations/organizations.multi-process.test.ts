@@ -7,9 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
+import { sessionsBehind } from '../helpers/checkout.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { memberToken, orgBilling } from '../helpers/organizations.ts';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { memberToken, orgBilling, orgSubscriptionId } from '../helpers/organizations.ts';
+import {
+  besideTestApp,
+  startServiceProcesses,
+  type ServiceProcess,
+} from '../helpers/service-process.ts';
 import { providerCalls, resetProviderCalls, simulatorClient } from '../helpers/simulator-client.ts';
 
 const MEMBERS = 40;
@@ -23,14 +28,8 @@ describe(
     before(async () => {
       t = await buildTestApp();
       await deliverWebhooks(t);
-      const env = {
-        ...t.env,
-        PAYMENTS_API_KEY: t.config.payments.apiKey,
-        PAYMENTS_API_BASE: t.composition.simulatorUrl!,
-        PAYMENTS_WEBHOOK_SECRET: 'whsec_local_simulator',
-        BILLING_PRICES: 'pro=price_sim_pro,team=price_sim_team',
-      };
-      for (let i = 0; i < 2; i++) services.push(await startServiceProcess(env));
+      const env = besideTestApp(t);
+      await startServiceProcesses(services, [env, env]);
     });
     after(async () => {
       await Promise.all(services.map((service) => service.stop()));
@@ -87,15 +86,7 @@ describe(
           call(i, 'orgs/current/billing/checkout', managers[Math.floor(i / 2) % 2]!, 'POST'),
         ),
       );
-      assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
-      const urls = await Promise.all(
-        responses.map(async (r) => ((await r.json()) as { url: string }).url),
-      );
-      const sessions = await Promise.all(
-        [...new Set(urls)].map((url) =>
-          simulatorClient(t).checkout.sessions.retrieve(url.split('/').pop()!),
-        ),
-      );
+      const sessions = await sessionsBehind(t, responses);
       assert.equal(new Set(sessions.map((s) => s.customer)).size, 1);
       const rows = await t.composition.db.query<{ payments_customer_id: string }>(
         "SELECT payments_customer_id FROM organizations WHERE idp_org_id = 'raceco'",
@@ -131,10 +122,9 @@ describe(
         30_000,
       );
       assert.equal(settled.seats.active, MEMBERS + 1);
-      const [row] = await t.composition.db.query<{ id: string }>(
-        `SELECT s.id FROM subscriptions s JOIN organizations o ON o.id = s.organization_id WHERE o.idp_org_id = 'burstco'`,
+      const provider = await simulatorClient(t).subscriptions.retrieve(
+        await orgSubscriptionId(t, 'burstco'),
       );
-      const provider = await simulatorClient(t).subscriptions.retrieve(row!.id);
       assert.equal(provider.items.data[0]!.quantity, MEMBERS + 1);
       const updates = (await providerCalls(t))['POST /v1/subscriptions/:id'] ?? 0;
       assert.ok(updates >= 1 && updates <= 4, `${updates} quantity updates for ${MEMBERS} members`);

@@ -6,16 +6,17 @@
 // The reconciliation repairs a quantity changed at the provider whose event was lost.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { tierPolicy } from '../../src/composition.ts';
 import { reconcile } from '../../src/domain/billing/reconcile.ts';
 import type { PaymentsProvider } from '../../src/domain/ports/payments-provider.ts';
 import { SeatSync } from '../../src/domain/seats/seat-sync.ts';
+import { operatorDeps } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {
   buildAppWithFaultyProvider,
   type AppWithFaultyProvider,
 } from '../helpers/faulty-provider.ts';
-import { orgBilling, orgPost } from '../helpers/organizations.ts';
+import { orgBilling, orgPost, orgSubscriptionId } from '../helpers/organizations.ts';
+import { quantityChanges } from '../helpers/simulator-client.ts';
 
 const UPDATE = /^\/v1\/subscriptions\/sub_[^/]+$/;
 
@@ -39,12 +40,6 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
       timing: { quietMs: 0, maxWaitMs: 0, leaseMs: 1_500 },
     });
   const join = (org: string, sub: string) => orgBilling(t(), sub, { org, role: 'member' });
-  const deps = () => ({
-    store: t().composition.store,
-    payments: t().composition.payments,
-    policy: tierPolicy(t().config),
-    log: t().composition.logger,
-  });
 
   /** An organisation of `members` that paid (no webhooks here: a reconciliation stores it). */
   async function subscribed(org: string, members: number): Promise<string> {
@@ -52,31 +47,13 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
     const { url } = (await orgPost(t(), `${org}-m0`, { org, role: 'owner' }, 'checkout')).json();
     const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
     assert.equal(paid.status, 303);
-    await reconcile(deps());
+    await reconcile(operatorDeps(t()));
     const billing = await join(org, `${org}-m0`);
     assert.equal(billing.seats.billed, members);
-    const [row] = await t().composition.db.query<{ id: string }>(
-      `SELECT s.id FROM subscriptions s JOIN organizations o ON o.id = s.organization_id WHERE o.idp_org_id = $1`,
-      [org],
-    );
-    return row!.id;
+    return orgSubscriptionId(t(), org);
   }
   const providerQuantity = async (id: string) =>
     (await setup.direct.subscriptions.retrieve(id)).items.data[0]!.quantity;
-  /** The quantities the provider moved the subscription to, oldest first (its own events). */
-  async function changes(id: string): Promise<number[]> {
-    const events = await setup.direct.events
-      .list({ type: 'customer.subscription.updated', limit: 100 })
-      .autoPagingToArray({ limit: 1000 });
-    return events
-      .filter((e) => (e.data.object as { id: string }).id === id)
-      .filter((e) => JSON.stringify(e.data.previous_attributes ?? {}).includes('quantity'))
-      .reverse()
-      .map(
-        (e) =>
-          (e.data.object as { items: { data: { quantity: number }[] } }).items.data[0]!.quantity,
-      );
-  }
   /** The pushes of this subscription that reached the provider, by idempotency key. */
   const pushesOf = (id: string) =>
     front().requests.filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${id}`);
@@ -124,7 +101,7 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
     front().clear();
     const reached = pushesOf(id).filter((r) => r.objectId !== null || r.answered === 500);
     const keys = new Set(pushesOf(id).map((r) => r.idempotencyKey));
-    const applied = await changes(id);
+    const applied = await quantityChanges(setup.direct, id);
     assert.equal(applied.at(-1), 6);
     assert.ok(applied.length <= keys.size, `${applied.length} changes for ${keys.size} keys`);
     assert.equal(new Set(applied).size, applied.length, `no quantity applied twice: ${applied}`);
@@ -154,7 +131,7 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
     const keys = pushesOf(id).map((r) => r.idempotencyKey);
     assert.equal(keys.length, 2);
     assert.equal(keys[0], keys[1], 'the same revision, the same key');
-    assert.deepEqual(await changes(id), [3], 'the provider applied it once');
+    assert.deepEqual(await quantityChanges(setup.direct, id), [3], 'the provider applied it once');
   });
 
   test('two instances syncing at once: never two pushes in flight for one organisation, one change per key', async () => {
@@ -169,7 +146,7 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
     const pushes = pushesOf(id).sort((a, b) => a.at - b.at);
     for (let i = 1; i < pushes.length; i++)
       assert.ok(pushes[i]!.at >= pushes[i - 1]!.answeredAt!, 'one push in flight at a time');
-    const applied = await changes(id);
+    const applied = await quantityChanges(setup.direct, id);
     assert.equal(applied.at(-1), 9);
     assert.equal(applied.length, new Set(pushes.map((p) => p.idempotencyKey)).size);
   });
@@ -178,7 +155,7 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
     const id = await subscribed('lost-event', 4);
     const item = (await setup.direct.subscriptions.retrieve(id)).items.data[0]!;
     await setup.direct.subscriptions.update(id, { items: [{ id: item.id, quantity: 11 }] });
-    const result = await reconcile(deps());
+    const result = await reconcile(operatorDeps(t()));
     assert.ok(result.changes.some((c) => c.subscription.id === id && c.verdict === 'repaired'));
     assert.equal((await join('lost-event', 'lost-event-m0')).seats.billed, 11);
     await settle(id, 4, [engine('repairer')]);

@@ -9,8 +9,13 @@ import { SeatSync } from '../../src/domain/seats/seat-sync.ts';
 import { buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { orgBilling, orgPost } from '../helpers/organizations.ts';
-import { providerCalls, resetProviderCalls, simulatorClient } from '../helpers/simulator-client.ts';
+import { orgBilling, orgPost, orgSubscriptionId } from '../helpers/organizations.ts';
+import {
+  providerCalls,
+  quantityChanges,
+  resetProviderCalls,
+  simulatorClient,
+} from '../helpers/simulator-client.ts';
 
 const UPDATE = 'POST /v1/subscriptions/:id';
 
@@ -46,28 +51,10 @@ describe(`the seat engine (${databaseLabel})`, () => {
       (b) => b.seats.billed === members,
     );
     await sync.look(); // the subscription's arrival marked it: in step, nothing to push
-    const [row] = await t.composition.db.query<{ id: string }>(
-      `SELECT s.id FROM subscriptions s JOIN organizations o ON o.id = s.organization_id WHERE o.idp_org_id = $1`,
-      [org],
-    );
-    return row!.id;
+    return orgSubscriptionId(t, org);
   }
   const providerQuantity = async (id: string) =>
     (await simulatorClient(t).subscriptions.retrieve(id)).items.data[0]!.quantity;
-  /** The quantities the provider's update events moved the subscription to, in order. */
-  async function quantityChanges(id: string): Promise<number[]> {
-    const events = await simulatorClient(t)
-      .events.list({ type: 'customer.subscription.updated', limit: 100 })
-      .autoPagingToArray({ limit: 1000 });
-    return events
-      .filter((e) => (e.data.object as { id: string }).id === id)
-      .filter((e) => JSON.stringify(e.data.previous_attributes ?? {}).includes('quantity'))
-      .reverse()
-      .map(
-        (e) =>
-          (e.data.object as { items: { data: { quantity: number }[] } }).items.data[0]!.quantity,
-      );
-  }
 
   test('new members: one push for the lot; the provider, the stored quantity and the billing follow', async () => {
     const id = await subscribed('grow', 2);
@@ -100,10 +87,10 @@ describe(`the seat engine (${databaseLabel})`, () => {
     await sync.look();
     assert.equal(await providerQuantity(id), 4);
     await until(
-      () => quantityChanges(id),
+      () => quantityChanges(simulatorClient(t), id),
       (changes) => changes.length === 3,
     );
-    assert.deepEqual(await quantityChanges(id), [4, 3, 4]);
+    assert.deepEqual(await quantityChanges(simulatorClient(t), id), [4, 3, 4]);
   });
 
   test('nothing is pushed for a subscription that is not live', async () => {

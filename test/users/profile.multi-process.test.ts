@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
+import { startServiceProcesses, type ServiceProcess } from '../helpers/service-process.ts';
 
 const REQUESTS = 50;
 
@@ -16,8 +16,7 @@ describe(
     const services: ServiceProcess[] = [];
     before(async () => {
       t = await buildTestApp();
-      // One after the other, so that `after` stops whichever did start when the other fails.
-      for (let i = 0; i < 2; i++) services.push(await startServiceProcess(t.env));
+      await startServiceProcesses(services, [t.env, t.env]);
     });
     after(async () => {
       await Promise.all(services.map((service) => service.stop()));
