@@ -62,14 +62,11 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
     const deadline = Date.now() + 30_000;
     while ((await providerQuantity(id)) !== quantity || (await outOfSync()) > 0) {
       if (Date.now() > deadline) {
-        console.log(
-          'DEBUG',
-          await providerQuantity(id),
-          await t().composition.db.query(
-            'SELECT o.idp_org_id, s.*, sub.quantity, sub.status FROM organization_seats s JOIN organizations o ON o.id = s.organization_id LEFT JOIN subscriptions sub ON sub.organization_id = o.id',
-          ),
+        const seats = await t().composition.db.query(
+          'SELECT s.*, sub.quantity, sub.status FROM organization_seats s LEFT JOIN subscriptions sub ON sub.organization_id = s.organization_id',
         );
-        throw new Error(`not at ${quantity} after 30 s`);
+        const state = `the provider bills ${await providerQuantity(id)}; ${JSON.stringify(seats)}`;
+        throw new Error(`not at ${quantity} after 30 s: ${state}`);
       }
       await Promise.all(engines.map((e) => e.look()));
       await new Promise((resolve) => setTimeout(resolve, 200));
