@@ -101,7 +101,7 @@ export function createFastify(
     requestIdHeader: false,
     // A path parameter (an organisation's id at the identity provider, up to 255 characters) may be
     // percent-encoded UTF-8: let it through to its schema, which answers 422 in the contract's shape.
-    maxParamLength: 4096,
+    routerOptions: { maxParamLength: 4096 },
     genReqId: requestId,
     clientErrorHandler: answerClientError,
     // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
