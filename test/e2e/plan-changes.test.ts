@@ -1,10 +1,10 @@
 // Changing plan in the provider's portal, in a real browser, on `npm start`'s embedded defaults:
 // Pay for Pro by the month, switch to a year (an upgrade, applied at once), to Team by the year
 // (another), then to Pro by the month (a downgrade: GET /billing/subscription shows the change to
-// come at once and the tier stays Team), cancel at period end while it waits (the change is
-// dropped and the cancellation shown), and the simulator dashboard's End period ends it. Every
-// change reaches the service only as signed webhooks. Screenshots are kept under
-// test-artifacts/plan-changes/.
+// come at once, /billing says it in words, and the tier stays Team), cancel at period end while
+// it waits (the change is dropped and the cancellation shown), and the simulator dashboard's End
+// period ends it. Every change reaches the service only as signed webhooks. Screenshots are kept
+// under test-artifacts/plan-changes/.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -93,6 +93,16 @@ describe(
         'the tier waits for the period end',
       );
       await shot(page, '2-downgrade-pending');
+      const portal = page.url();
+      await page.goto(`${service.url}/billing`);
+      await page.fill('#token', token);
+      await Promise.all([page.waitForURL(`${service.url}/billing`), page.press('#token', 'Enter')]);
+      assert.match(
+        (await page.textContent('.account')) ?? '',
+        /active until[\s\S]*Billed yearly\.[\s\S]*Switches to pro, monthly, on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./,
+      );
+      await shot(page, '3-billing-page');
+      await page.goto(portal);
 
       assert.match(
         await press(page, /^Cancel at period end$/),
@@ -109,7 +119,7 @@ describe(
         ['team', true, canceling.subscription?.current_period_end, null],
       );
       const subscription = await page.getAttribute('.subscription', 'data-subscription');
-      await shot(page, '3-canceling');
+      await shot(page, '4-canceling');
 
       await page.goto(`${new URL(page.url()).origin}/`);
       await Promise.all([
