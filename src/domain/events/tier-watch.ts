@@ -1,18 +1,16 @@
 // One place finds every change the application must be told of: each transaction that writes a
-// subscription or its pending change runs through this watch, which notes the subjects whose
-// subscriptions it wrote and, before the commit, compares what each one's tier (by the one tier
-// function), seats, payment failure and scheduled change are now with what it was last told. A difference becomes events, in the same
-// transaction: a rollback sends nothing, and a redelivered provider event finds nothing new to tell.
+// subscription or its pending change runs through this watch, which notes the subjects it wrote
+// (written-subjects.ts) and, before the commit, compares what each one's tier (by the one tier
+// function), seats, payment failure and scheduled change are now with what it was last told. A
+// difference becomes events, in the same transaction: a rollback sends nothing, and a redelivered
+// provider event finds nothing new to tell.
 import type { PendingChange, SubjectRef, SubscriptionState } from '../model.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../ports/outbox.ts';
-import type {
-  PendingChangesRepository,
-  Repositories,
-  SubscriptionsRepository,
-} from '../ports/store.ts';
+import type { Repositories } from '../ports/store.ts';
 import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';
 import { draftEvent, type EventSubject, type ScheduledChange } from './event-body.ts';
 import { tierReason, type TierCause } from './tier-reason.ts';
+import { watchedRepositories, Written } from './written-subjects.ts';
 
 /** The tier policy, with the interval BILLING_PRICES gives each price, for `change.scheduled`. */
 export interface EventPolicy extends TierPolicy {
@@ -37,64 +35,10 @@ const NOWHERE: OutboxRepository = {
 /** No destination for events: nothing watched, nothing recorded. */
 export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: NOWHERE });
 
-/** The subjects a transaction wrote subscriptions of. */
-class Written {
-  readonly subjects = new Map<string, { ref: SubjectRef; firstStored: boolean }>();
-  /** Written by id alone (the conditional write): their owner is looked up before the commit. */
-  readonly byId = new Set<string>();
-
-  add(ref: SubjectRef, firstStored: boolean): void {
-    const key = `${ref.type}:${ref.id}`;
-    const known = this.subjects.get(key);
-    this.subjects.set(key, { ref, firstStored: firstStored || (known?.firstStored ?? false) });
-  }
-}
-
-function watched(
-  subscriptions: SubscriptionsRepository,
-  written: Written,
-): SubscriptionsRepository {
-  return {
-    ...subscriptions,
-    async insert(state) {
-      const stored = await subscriptions.insert(state);
-      if (stored) written.add(state.owner, true);
-      return stored;
-    },
-    async update(state) {
-      await subscriptions.update(state);
-      written.add(state.owner, false);
-    },
-    async updateIfAsOfBelow(state) {
-      const write = await subscriptions.updateIfAsOfBelow(state);
-      if (write.written) written.byId.add(state.id);
-      return write;
-    },
-  };
-}
-
-/** A pending change recorded: its subscription's owner is looked up before the commit. */
-function watchedPending(
-  pendingChanges: PendingChangesRepository,
-  written: Written,
-): PendingChangesRepository {
-  return {
-    ...pendingChanges,
-    async record(input) {
-      await pendingChanges.record(input);
-      written.byId.add(input.subscriptionId);
-    },
-  };
-}
-
 export function tierWatch(policy: EventPolicy, clock = () => new Date()): TransactionWatch {
   return async (tx, work, cause) => {
     const written = new Written();
-    const result = await work({
-      ...tx,
-      subscriptions: watched(tx.subscriptions, written),
-      pendingChanges: watchedPending(tx.pendingChanges, written),
-    });
+    const result = await work(watchedRepositories(tx, written));
     for (const id of written.byId) {
       const owner = await tx.outbox.ownerOf(id);
       if (owner !== null) written.add(owner, false);
