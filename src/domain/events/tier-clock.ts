@@ -4,8 +4,7 @@
 // no events were recorded, and announces what they are now, each in a transaction of its own.
 import type { Outbox } from '../ports/outbox.ts';
 import type { Store } from '../ports/store.ts';
-import type { TierPolicy } from '../billing/tier.ts';
-import { announceChanges } from './tier-watch.ts';
+import { announceChanges, type EventPolicy } from './tier-watch.ts';
 
 /** Looked at twice a minute, so a change is recorded well within the minute. */
 export const TIER_CLOCK_EVERY_MS = 30_000;
@@ -14,7 +13,7 @@ const BATCH = 500;
 export interface TierClockDeps {
   store: Store;
   outbox: Outbox;
-  policy: TierPolicy;
+  policy: EventPolicy;
   clock?: () => Date;
 }
 

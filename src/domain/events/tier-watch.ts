@@ -1,14 +1,21 @@
 // One place finds every change the application must be told of: each transaction that writes a
-// subscription runs through this watch, which notes the subjects whose subscriptions it wrote and,
-// before the commit, compares what each one's tier (by the one tier function), seats and payment
-// failure are now with what it was last told. A difference becomes events, in the same
-// transaction: a rollback sends nothing, and a redelivered provider event finds nothing new to tell.
-import type { SubjectRef, SubscriptionState } from '../model.ts';
+// subscription or its pending change runs through this watch, which notes the subjects it wrote
+// (written-subjects.ts) and, before the commit, compares what each one's tier (by the one tier
+// function), seats, payment failure and scheduled change are now with what it was last told. A
+// difference becomes events, in the same transaction: a rollback sends nothing, and a redelivered
+// provider event finds nothing new to tell.
+import type { PendingChange, SubjectRef, SubscriptionState } from '../model.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../ports/outbox.ts';
-import type { Repositories, SubscriptionsRepository } from '../ports/store.ts';
-import { FREE_TIER, isLive, tierOf, type TierPolicy } from '../billing/tier.ts';
-import { draftEvent, type EventSubject } from './event-body.ts';
+import type { Repositories } from '../ports/store.ts';
+import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';
+import { draftEvent, type EventSubject, type ScheduledChange } from './event-body.ts';
 import { tierReason, type TierCause } from './tier-reason.ts';
+import { watchedRepositories, Written } from './written-subjects.ts';
+
+/** The tier policy, with the interval BILLING_PRICES gives each price, for `change.scheduled`. */
+export interface EventPolicy extends TierPolicy {
+  intervalByPrice: ReadonlyMap<string, 'month' | 'year'>;
+}
 
 /** Runs a transaction's work on repositories it watches, and records what it saw before the commit. */
 export type TransactionWatch = <T>(
@@ -28,46 +35,10 @@ const NOWHERE: OutboxRepository = {
 /** No destination for events: nothing watched, nothing recorded. */
 export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: NOWHERE });
 
-/** The subjects a transaction wrote subscriptions of. */
-class Written {
-  readonly subjects = new Map<string, { ref: SubjectRef; firstStored: boolean }>();
-  /** Written by id alone (the conditional write): their owner is looked up before the commit. */
-  readonly byId = new Set<string>();
-
-  add(ref: SubjectRef, firstStored: boolean): void {
-    const key = `${ref.type}:${ref.id}`;
-    const known = this.subjects.get(key);
-    this.subjects.set(key, { ref, firstStored: firstStored || (known?.firstStored ?? false) });
-  }
-}
-
-function watched(
-  subscriptions: SubscriptionsRepository,
-  written: Written,
-): SubscriptionsRepository {
-  return {
-    ...subscriptions,
-    async insert(state) {
-      const stored = await subscriptions.insert(state);
-      if (stored) written.add(state.owner, true);
-      return stored;
-    },
-    async update(state) {
-      await subscriptions.update(state);
-      written.add(state.owner, false);
-    },
-    async updateIfAsOfBelow(state) {
-      const write = await subscriptions.updateIfAsOfBelow(state);
-      if (write.written) written.byId.add(state.id);
-      return write;
-    },
-  };
-}
-
-export function tierWatch(policy: TierPolicy, clock = () => new Date()): TransactionWatch {
+export function tierWatch(policy: EventPolicy, clock = () => new Date()): TransactionWatch {
   return async (tx, work, cause) => {
     const written = new Written();
-    const result = await work({ ...tx, subscriptions: watched(tx.subscriptions, written) });
+    const result = await work(watchedRepositories(tx, written));
     for (const id of written.byId) {
       const owner = await tx.outbox.ownerOf(id);
       if (owner !== null) written.add(owner, false);
@@ -83,7 +54,7 @@ export function tierWatch(policy: TierPolicy, clock = () => new Date()): Transac
 }
 
 export interface Look {
-  policy: TierPolicy;
+  policy: EventPolicy;
   cause: TierCause | null;
   /** The deciding subscription was stored for the first time now (a checkout, not a resumption). */
   firstStored: boolean;
@@ -94,6 +65,7 @@ export interface Look {
 function presentState(
   subject: SubjectRef,
   deciding: SubscriptionState | null,
+  pendingChange: PendingChange | null,
   look: Look,
 ): Announced {
   const live = deciding !== null && isLive(deciding.status);
@@ -101,10 +73,23 @@ function presentState(
     tier: tierOf(deciding, look.policy, look.now),
     seats: subject.type === 'organization' && live ? deciding.quantity : null,
     paymentFailedAt: deciding?.status === 'past_due' ? deciding.paymentFailedAt : null,
+    pendingChange: live ? pendingChange : null,
   };
 }
 
 const sameTime = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
+
+const samePending = (a: PendingChange | null, b: PendingChange | null) =>
+  a?.priceId === b?.priceId && sameTime(a?.effectiveAt ?? null, b?.effectiveAt ?? null);
+
+const scheduledChange = (
+  { priceId, effectiveAt }: PendingChange,
+  policy: EventPolicy,
+): ScheduledChange => ({
+  plan: tierOfPrice(priceId, policy),
+  interval: policy.intervalByPrice.get(priceId) ?? null,
+  effective_at: effectiveAt.toISOString(),
+});
 
 /**
  * Compares the subject's present state with what it was last told (under that record's lock, so
@@ -121,7 +106,8 @@ export async function announceChanges(
     ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
   if (account === null) return;
   const deciding = account.subscription;
-  const now = presentState(ref, deciding, look);
+  const pending = deciding === null ? null : await tx.pendingChanges.of(deciding.id);
+  const now = presentState(ref, deciding, pending, look);
   const subject: EventSubject = {
     type: ref.type,
     id: ref.id,
@@ -131,7 +117,10 @@ export async function announceChanges(
   const events: EventDraft[] = [];
   const event = (e: Parameters<typeof draftEvent>[1]) =>
     events.push(draftEvent(subject, e, look.now));
-  const before = told === null ? { tier: FREE_TIER, seats: null, paymentFailedAt: null } : told;
+  const before =
+    told === null
+      ? { tier: FREE_TIER, seats: null, paymentFailedAt: null, pendingChange: null }
+      : told;
   if (before.tier !== null) {
     if (now.paymentFailedAt !== null && !sameTime(now.paymentFailedAt, before.paymentFailedAt))
       event({
@@ -147,12 +136,18 @@ export async function announceChanges(
     }
     if (now.seats !== null && before.seats !== null && now.seats !== before.seats)
       event({ type: 'seats.changed', data: { from: before.seats, to: now.seats } });
+    if (now.pendingChange !== null && !samePending(now.pendingChange, before.pendingChange))
+      event({
+        type: 'change.scheduled',
+        data: { pending_change: scheduledChange(now.pendingChange, look.policy) },
+      });
   }
   const changed =
     told === null ||
     now.tier !== told.tier ||
     now.seats !== told.seats ||
-    !sameTime(now.paymentFailedAt, told.paymentFailedAt);
+    !sameTime(now.paymentFailedAt, told.paymentFailedAt) ||
+    !samePending(now.pendingChange, told.pendingChange);
   if (changed) await tx.outbox.announce(ref, now, events, look.now);
 }
 

@@ -1,5 +1,5 @@
 // The outbox inside a transaction: what each subject was last told (announced_subjects) and the
-// events written beside the change they report (migrations/012).
+// events written beside the change they report (migrations/012, 014).
 import type { SubjectRef } from '../../../domain/model.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../../../domain/ports/outbox.ts';
 import type { SqlClient } from '../sql-client.ts';
@@ -8,6 +8,8 @@ interface AnnouncedRow {
   tier: string | null;
   seats: number | null;
   payment_failed_at: Date | null;
+  pending_price_id: string | null;
+  pending_effective_at: Date | null;
   created: boolean;
 }
 
@@ -15,7 +17,8 @@ interface AnnouncedRow {
 // sight is waited for and read as it was committed.
 const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id) VALUES ($1, $2)
   ON CONFLICT (subject_type, subject_id) DO UPDATE SET subject_type = EXCLUDED.subject_type
-  RETURNING tier, seats, payment_failed_at, (xmax = 0) AS created`;
+  RETURNING tier, seats, payment_failed_at, pending_price_id, pending_effective_at,
+    (xmax = 0) AS created`;
 
 const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id, type, body,
     created_at, retry_from, next_attempt_at)
@@ -24,7 +27,8 @@ const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id
   ORDER BY e.n`;
 
 const ANNOUNCE = `WITH told AS (
-    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9
+    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9,
+      pending_price_id = $10, pending_effective_at = $11
     WHERE subject_type = $1 AND subject_id = $2)
   ${INSERT_EVENTS}`;
 
@@ -48,7 +52,15 @@ export function outboxRepository(db: SqlClient): OutboxRepository {
     async lockAnnounced(subject) {
       const [row] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
       if (row === undefined || row.created) return null;
-      return { tier: row.tier, seats: row.seats, paymentFailedAt: row.payment_failed_at };
+      return {
+        tier: row.tier,
+        seats: row.seats,
+        paymentFailedAt: row.payment_failed_at,
+        pendingChange:
+          row.pending_price_id === null
+            ? null
+            : { priceId: row.pending_price_id, effectiveAt: new Date(row.pending_effective_at!) },
+      };
     },
     async ownerOf(subscriptionId) {
       const [row] = await db.query<{ user_id: string | null; organization_id: string | null }>(
@@ -63,6 +75,8 @@ export function outboxRepository(db: SqlClient): OutboxRepository {
         state.tier,
         state.seats,
         state.paymentFailedAt,
+        state.pendingChange?.priceId ?? null,
+        state.pendingChange?.effectiveAt ?? null,
       ]);
     },
     async append(subject, events, now) {
