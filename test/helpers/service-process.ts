@@ -23,6 +23,7 @@ export interface LogEntry {
   pid?: number;
   reqId?: string;
   url?: string;
+  req?: { url?: string };
   err?: { message?: string };
 }
 

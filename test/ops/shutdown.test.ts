@@ -13,6 +13,9 @@ import { requestOnFreshConnection, type FreshAnswer } from '../helpers/fresh-con
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
 import { eventOf, signedHeaders } from '../helpers/stripe-fixtures.ts';
 
+/** Marks the test's own requests in the service's log. */
+const OURS = 'from=shutdown-test';
+
 describe(`graceful shutdown (${databaseLabel})`, () => {
   let t: TestApp;
   let service: ServiceProcess;
@@ -39,11 +42,11 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
         const payload = JSON.stringify(event);
         const result =
           kind === 'me'
-            ? await requestOnFreshConnection(`${service.url}/api/v1/users/me`, 'GET', {
+            ? await requestOnFreshConnection(`${service.url}/api/v1/users/me?${OURS}`, 'GET', {
                 authorization: `Bearer ${token}`,
               })
             : await requestOnFreshConnection(
-                `${service.url}/api/v1/webhooks/payments`,
+                `${service.url}/api/v1/webhooks/payments?${OURS}`,
                 'POST',
                 signedHeaders(payload, 'whsec_local_simulator'),
                 payload,
@@ -64,9 +67,14 @@ describe(`graceful shutdown (${databaseLabel})`, () => {
     assert.equal(code, 0);
     assert.ok(Date.now() - stoppedAt < 12_000);
     const logged = service.logged();
+    // The test's own requests only: the embedded simulator's deliveries are logged too.
+    const ours = (entry: (typeof logged)[number]) =>
+      String(entry.url ?? entry.req?.url).endsWith(OURS);
     const ids = (msg: string) =>
       new Set(
-        logged.filter((entry) => entry.msg === msg && entry.reqId).map((entry) => entry.reqId),
+        logged
+          .filter((entry) => entry.msg === msg && entry.reqId && ours(entry))
+          .map((entry) => entry.reqId),
       );
     const incoming = ids('incoming request');
     const completed = ids('request completed');
