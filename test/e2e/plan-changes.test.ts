@@ -3,8 +3,9 @@
 // (another), then to Pro by the month (a downgrade: GET /billing/subscription shows the change to
 // come at once, /billing says it in words, and the tier stays Team), cancel at period end while
 // it waits (the change is dropped and the cancellation shown), and the simulator dashboard's End
-// period ends it. Every change reaches the service only as signed webhooks. Screenshots are kept
-// under test-artifacts/plan-changes/.
+// period ends it. Every change reaches the service only as signed webhooks, and the application is
+// told of each (the development receiver's page). Screenshots are kept under
+// test-artifacts/plan-changes/.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -12,6 +13,17 @@ import type { Page } from 'playwright-core';
 import type { SubscriptionSummary } from '../../src/domain/billing/subscription-summary.ts';
 import { devToken, embeddedServiceWithBrowser, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
+
+/** An outbound event's body, as far as this test reads it. */
+interface AppEvent {
+  type: string;
+  data: {
+    subject: { idp_id: string };
+    from?: string;
+    to?: string;
+    pending_change?: { plan: string } | null;
+  };
+}
 
 const ARTIFACTS = new URL('../../test-artifacts/plan-changes/', import.meta.url).pathname;
 
@@ -134,6 +146,34 @@ describe(
       assert.deepEqual(
         [ended.tier, ended.subscription?.status, ended.subscription?.pending_change],
         ['free', 'canceled', null],
+      );
+
+      // What the application was told, as the development receiver lists it (newest first).
+      const told = async () => {
+        await page.goto(`${service.url}/dev/app-events`);
+        const rows = await page.locator('li').allTextContents();
+        const bodies = await page.locator('li pre').allTextContents();
+        return bodies
+          .map((body, i) => ({
+            ...(JSON.parse(body) as AppEvent),
+            verified: rows[i]!.includes('· verified'),
+          }))
+          .filter((e) => e.data.subject.idp_id === 'changer')
+          .reverse();
+      };
+      const events = await until(told, (list) => list.some((e) => e.data.to === 'free'));
+      await shot(page, '5-app-events');
+      assert.ok(
+        events.every((e) => e.verified),
+        'each signature verified',
+      );
+      assert.deepEqual(
+        events.map((e) =>
+          e.type === 'tier.changed'
+            ? `${e.data.from}>${e.data.to}`
+            : `${e.type}:${e.data.pending_change?.plan ?? null}`,
+        ),
+        ['free>pro', 'pro>team', 'change.scheduled:pro', 'team>free'],
       );
       await page.close();
     });
