@@ -8,7 +8,7 @@ import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
-import { setUpProvider } from './domain/billing/provider-setup.ts';
+import { PortalConfigurationId } from './domain/billing/provider-setup.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
@@ -95,10 +95,11 @@ async function composeServiceOn(
     payments: paymentsProvider(config, logger, simulator?.url ?? null),
     logger,
   };
-  const portalConfiguration = await setUpProvider(
+  const portalConfiguration = new PortalConfigurationId(
     { payments: adapters.payments, leases: adapters.leases, holder: instanceName(), log: logger },
     config.catalog,
   );
+  await portalConfiguration.startUp();
   const services = routeServices(config, adapters, {
     verifier: identity.verifier,
     policy,
