@@ -8,7 +8,7 @@ import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
-import { setUpProvider } from './domain/billing/provider-setup.ts';
+import { PortalConfigurationId } from './domain/billing/provider-setup.ts';
 import type { TierPolicy } from './domain/billing/tier.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
@@ -17,7 +17,7 @@ import type { ScheduledJobs } from './domain/schedule/jobs.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { createLogger } from './logger.ts';
 import { databaseAdapters, openDatabaseAs, type OpenedDatabase } from './composition/database.ts';
-import { composeAppEvents } from './composition/events.ts';
+import { composeAppEvents, type AppEvents } from './composition/events.ts';
 import { composeIdentity } from './composition/identity.ts';
 import { createOutbox } from './adapters/database/outbox.ts';
 import { FREE_TIER } from './domain/billing/tier.ts';
@@ -32,12 +32,14 @@ import {
   paymentsProvider,
   runningSimulatorUrl,
   startSimulatorInService,
+  type SimulatorInService,
 } from './composition/payments.ts';
 import {
   backgroundJobs,
   httpSettings,
   instanceName,
   routeServices,
+  type ServiceAdapters,
   webhookService,
 } from './composition/services.ts';
 
@@ -85,58 +87,93 @@ export async function composeService(
   }
 }
 
-async function composeServiceOn(
+function serviceAdapters(
   config: Config,
-  { db, applied, server }: OpenedDatabase,
-  logger: Logger,
-): Promise<Composition> {
-  const identity = await composeIdentity(config, logger);
-  const simulator = await startSimulatorInService(config, server.reach, logger);
-  const policy = tierPolicy(config);
-  const events = await composeAppEvents(config, policy);
-  const adapters = {
+  db: Database,
+  {
+    events,
+    logger,
+    simulatorUrl,
+  }: { events: AppEvents | null; logger: Logger; simulatorUrl: string | null },
+): ServiceAdapters {
+  return {
     db,
     ...databaseAdapters(db, events?.watch),
     metrics: createPrometheusMetrics(() => db.poolStats()),
-    payments: paymentsProvider(config, logger, simulator?.url ?? null),
+    payments: paymentsProvider(config, logger, simulatorUrl),
     logger,
   };
-  const portalConfiguration = await setUpProvider(
-    { payments: adapters.payments, leases: adapters.leases, holder: instanceName(), log: logger },
+}
+
+/** The service's own portal configuration, set up now where the provider answers. */
+async function startPortalConfiguration(
+  config: Config,
+  { payments, leases, logger }: ServiceAdapters,
+): Promise<PortalConfigurationId> {
+  const portal = new PortalConfigurationId(
+    { payments, leases, holder: instanceName(), log: logger },
     config.catalog,
   );
+  await portal.startUp();
+  return portal;
+}
+
+interface Started {
+  simulator: SimulatorInService | null;
+  events: AppEvents | null;
+  jobs: ScheduledJobs;
+  database: OpenedDatabase;
+}
+
+/** Where the service listens, told to what calls it back; what it started, closed in order. */
+const lifecycle = ({ simulator, events, jobs, database }: Started) => ({
+  setServiceUrl(url: string) {
+    simulator?.setServiceUrl(url);
+    events?.setServiceUrl(url);
+  },
+  async close() {
+    await jobs.stop();
+    await simulator?.close();
+    await database.db.close();
+    await database.server.stop();
+  },
+});
+
+async function composeServiceOn(
+  config: Config,
+  database: OpenedDatabase,
+  logger: Logger,
+): Promise<Composition> {
+  const identity = await composeIdentity(config, logger);
+  const simulator = await startSimulatorInService(config, database.server.reach, logger);
+  const policy = tierPolicy(config);
+  const events = await composeAppEvents(config, policy);
+  const simulatorUrl = simulator?.url ?? null;
+  const adapters = serviceAdapters(config, database.db, { events, logger, simulatorUrl });
   const services = routeServices(config, adapters, {
     verifier: identity.verifier,
     policy,
-    portalConfiguration,
+    portalConfiguration: await startPortalConfiguration(config, adapters),
   });
-  const { store, payments } = adapters;
-  const pages = simulator?.developmentPages(services, { store, policy });
+  const { db, store, payments } = adapters;
   const jobs = backgroundJobs(config, adapters, { events, policy });
-  const devRoutes = [...identity.devRoutes, ...(pages ? [pages] : [])];
-  if (events?.receiver) devRoutes.push(events.receiver);
   return {
     services,
     http: httpSettings(config, adapters),
-    devRoutes,
+    devRoutes: [
+      ...identity.devRoutes,
+      ...(simulator ? [simulator.developmentPages(services, { store, policy })] : []),
+      ...(events?.receiver ? [events.receiver] : []),
+    ],
     db,
     store,
     payments,
     logger,
-    migrationsApplied: applied,
-    simulatorUrl: simulator?.url ?? null,
+    migrationsApplied: database.applied,
+    simulatorUrl,
     devIssuer: identity.devIssuer,
-    setServiceUrl(url) {
-      simulator?.setServiceUrl(url);
-      events?.setServiceUrl(url);
-    },
     jobs,
-    async close() {
-      await jobs.stop();
-      await simulator?.close();
-      await db.close();
-      await server.stop();
-    },
+    ...lifecycle({ simulator, events, jobs, database }),
   };
 }
 

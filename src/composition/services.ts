@@ -13,6 +13,7 @@ import type { PrometheusMetrics } from '../adapters/metrics/prometheus.ts';
 import { createStripeWebhookVerifier } from '../adapters/payments/stripe-events.ts';
 import { CheckoutService } from '../domain/billing/checkout-service.ts';
 import { PortalService } from '../domain/billing/portal-service.ts';
+import type { PortalConfigurationId } from '../domain/billing/provider-setup.ts';
 import { SubscriptionSummaryService } from '../domain/billing/subscription-summary.ts';
 import { Members } from '../domain/organizations/members.ts';
 import { OrganizationBilling } from '../domain/organizations/organization-billing.ts';
@@ -60,7 +61,11 @@ export function routeServices(
     verifier,
     policy,
     portalConfiguration,
-  }: { verifier: TokenVerifier; policy: TierPolicy; portalConfiguration: string | null },
+  }: {
+    verifier: TokenVerifier;
+    policy: TierPolicy;
+    portalConfiguration: PortalConfigurationId;
+  },
 ): Services {
   const { db, store, payments, metrics } = adapters;
   const organizations = config.organizations;

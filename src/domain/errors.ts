@@ -3,6 +3,7 @@ export type ErrorCode =
   | 'not_authenticated'
   | 'invalid_token'
   | 'invalid_redirect_url'
+  | 'invalid_field'
   | 'subscription_active'
   | 'organization_required'
   | 'manager_role_required'

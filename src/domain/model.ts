@@ -26,9 +26,8 @@ export interface Principal {
   organization: OrganizationClaim | null;
 }
 
-/** A backend calling with a token of its own (a client-credentials grant): its subject and scopes. */
+/** A backend calling with a token of its own (a client-credentials grant): its scopes. */
 export interface ServiceCaller {
-  subject: string;
   scopes: ReadonlySet<string>;
 }
 

@@ -40,6 +40,14 @@ function renderDomain(error: DomainError): Rendered {
       const { field, input } = error.details as { field: string; input: unknown };
       return { status: 422, detail: [fieldError(field, 'url_not_allowed', error.message, input)] };
     }
+    case 'invalid_field': {
+      const { field, type, input } = error.details as {
+        field: string;
+        type: string;
+        input: unknown;
+      };
+      return { status: 422, detail: [fieldError(field, type, error.message, input)] };
+    }
     case 'organization_required':
     case 'manager_role_required':
     case 'service_scope_required':

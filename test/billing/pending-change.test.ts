@@ -2,7 +2,9 @@
 // on the embedded simulator): GET /billing/subscription shows it as `pending_change` at once while
 // the tier stays, and the tier follows only when End period moves the subscription to the new
 // price. The subscription_schedule.* events, delivered again in any order and twice, leave the
-// newest word standing: an older event never brings back a change that was released.
+// newest word standing: an older event never brings back a change that was released. A change
+// that can no longer happen (the subscription not live, ending first, or its time passed while
+// its events are late) is not shown.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
@@ -126,5 +128,42 @@ describe(`a pending change (${databaseLabel})`, () => {
     }
     assert.equal((await summary('pending-reordered')).subscription?.pending_change, null);
     assert.equal((await summary('pending-reordered')).tier, 'team');
+  });
+
+  test('not shown once it cannot happen: the subscription not live, ending first, or its time past', async () => {
+    const id = await subscribedToTeam('pending-moot');
+    await inPortal('pending-moot', 'switch', { subscription: id, price: 'price_sim_pro' });
+    const shown = await until(
+      () => summary('pending-moot'),
+      (s) => s.subscription?.pending_change !== null,
+    );
+    const effectiveAt = shown.subscription!.pending_change!.effective_at;
+    // What the stored rows say when an event is late or lost, each undone after its check.
+    const states: [set: string, undo: string][] = [
+      ["status = 'unpaid'", "status = 'active'"],
+      ["status = 'canceled'", "status = 'active'"],
+      [`cancel_at = '${effectiveAt}'`, 'cancel_at = NULL'],
+      [`cancel_at = timestamptz '${effectiveAt}' - interval '1 day'`, 'cancel_at = NULL'],
+      ['cancel_at_period_end = true', 'cancel_at_period_end = false'],
+    ];
+    for (const [set, undo] of states) {
+      await t.composition.db.query(`UPDATE subscriptions SET ${set} WHERE id = $1`, [id]);
+      assert.equal((await summary('pending-moot')).subscription?.pending_change, null, set);
+      await t.composition.db.query(`UPDATE subscriptions SET ${undo} WHERE id = $1`, [id]);
+    }
+    await t.composition.db.query(
+      `UPDATE subscriptions SET cancel_at = timestamptz '${effectiveAt}' + interval '1 day' WHERE id = $1`,
+      [id],
+    );
+    assert.notEqual(
+      (await summary('pending-moot')).subscription?.pending_change,
+      null,
+      'an end after the change leaves it pending',
+    );
+    await t.composition.db.query(
+      `UPDATE pending_changes SET effective_at = now() - interval '1 minute' WHERE subscription_id = $1`,
+      [id],
+    );
+    assert.equal((await summary('pending-moot')).subscription?.pending_change, null, 'time past');
   });
 });

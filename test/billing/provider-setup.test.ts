@@ -3,7 +3,8 @@
 // BILLING_PRICES, and used by every portal session; made once by instances starting together
 // (the job lease); set back after a hand edit, with a log line; BILLING_PRICES contradicted by the
 // provider refused naming the variable and the price; an unreachable provider not stopping
-// start-up.
+// start-up, and its portal refused until a portal call reaches the provider, never on the account's
+// default configuration.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
@@ -19,6 +20,7 @@ import {
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { payWhileUnreachable } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
+import { startFaultyProvider, type FaultyProvider } from '../helpers/faulty-provider.ts';
 
 const PRICES =
   'pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year';
@@ -143,7 +145,7 @@ describe(`the provider at start-up (${databaseLabel})`, () => {
     );
   });
 
-  test('an unreachable provider: start-up goes on, portal sessions on the default configuration', async () => {
+  test('an unreachable provider: start-up goes on, the configuration left to the first portal call', async () => {
     const lines: string[] = [];
     const line = (_fields: object, message: string) => lines.push(message);
     const unreachable = paymentsProvider(t.config, t.composition.logger, 'http://127.0.0.1:9');
@@ -158,5 +160,51 @@ describe(`the provider at start-up (${databaseLabel})`, () => {
     );
     assert.equal(id, null);
     assert.match(lines.join('\n'), /^the payment provider did not answer at start-up/);
+  });
+});
+
+describe(`a service that started while the provider failed (${databaseLabel})`, () => {
+  let provider: FaultyProvider;
+  let t: TestApp;
+  before(async () => {
+    provider = await startFaultyProvider();
+    provider.front.inject('GET', /^\/v1\/prices\//, { kind: 'fail' });
+    t = await buildTestApp(provider.env);
+    provider.front.clear();
+  });
+  after(async () => {
+    await t.close();
+    await provider.close();
+  });
+
+  const openPortal = async () =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/billing/portal',
+      headers: bearer(await t.token('late-portal')),
+      payload: {},
+    });
+  const sessionsMade = () =>
+    provider.front.requests.filter(
+      ({ method, path }) => method === 'POST' && path === '/v1/billing_portal/sessions',
+    ).length;
+
+  test('its portal is refused while the configuration is unknown, then opens on the service’s own', async () => {
+    await payWhileUnreachable(t, 'late-portal');
+    provider.front.inject('GET', /^\/v1\/billing_portal\/configurations/, { kind: 'fail' });
+    const refused = await openPortal();
+    assert.equal(refused.statusCode, 502, refused.body);
+    assert.deepEqual(refused.json(), { detail: 'Payment provider unavailable' });
+    assert.equal(sessionsMade(), 0, "never a session on the account's default configuration");
+
+    provider.front.clear();
+    const opened = await openPortal();
+    assert.equal(opened.statusCode, 200, opened.body);
+    const page = await (await fetch((opened.json() as { url: string }).url)).text();
+    assert.match(page, /Cancel at period end/);
+    assert.doesNotMatch(page, /Cancel now/);
+    const lookups = provider.front.requests.length;
+    assert.equal((await openPortal()).statusCode, 200);
+    assert.equal(provider.front.requests.length - lookups, 1, 'once known, only the session');
   });
 });

@@ -124,6 +124,28 @@ describe(`seat reports (${databaseLabel})`, () => {
     });
     assert.equal(longName.statusCode, 422);
   });
+  test('an as_of naming no instant, or the future beyond the clock skew: 422, nothing stored', async () => {
+    const token = await serviceToken(t);
+    const cases = [
+      ['2016-12-31T23:59:60Z', 'datetime_parsing'],
+      ['2999-01-01T00:00:00Z', 'datetime_future'],
+      [new Date(Date.now() + 6 * 60_000).toISOString(), 'datetime_future'],
+    ];
+    for (const [asOf, type] of cases) {
+      const response = await report(t, token, 'acme', { count: 50, as_of: asOf });
+      assert.equal(response.statusCode, 422, response.body);
+      const [{ msg, ...item }] = response.json().detail;
+      assert.deepEqual(item, { type, loc: ['body', 'as_of'], input: asOf });
+      assert.match(msg, /valid datetime|future/);
+    }
+    assert.equal((await orgBilling(t, 'acme-owner', { org: 'acme' })).seats.reported, 2);
+    const skewed = await report(t, token, 'acme', {
+      count: 7,
+      as_of: new Date(Date.now() + 60_000).toISOString(),
+    });
+    assert.equal(skewed.statusCode, 200, 'a clock a minute ahead is within the skew');
+    assert.equal(skewed.json().reported, 7);
+  });
 });
 
 describe(`seat reports with BILLING_SEATS=active (${databaseLabel})`, () => {

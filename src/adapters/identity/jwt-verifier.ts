@@ -133,8 +133,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       return { idpId, email: await email(payload, token), organization };
     },
     async verifyService(token: string): Promise<ServiceCaller> {
-      const { payload, idpId } = await verified(token);
-      return { subject: idpId, scopes: scopesOf(payload) };
+      const { payload } = await verified(token);
+      return { scopes: scopesOf(payload) };
     },
   };
 }

@@ -172,7 +172,7 @@ export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>)
         const params = {
           customer: customerId,
           return_url: returnUrl,
-          ...(configurationId !== null && { configuration: configurationId }),
+          configuration: configurationId,
         };
         return { url: (await stripe.billingPortal.sessions.create(params)).url };
       }),

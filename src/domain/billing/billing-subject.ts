@@ -13,7 +13,7 @@ export interface BillingSubject {
   quantity: number;
   /** What its provider customer is made with. */
   customer: { email?: string; name?: string };
-  /** Where its idempotency keys start: a user's own id (as before organisations), or `org:` and the organisation's. */
+  /** Where its idempotency keys start: a user's own id (keys already sent stay the same), or `org:` and the organisation's. */
   keyPrefix: string;
   /** Why a live subscription refuses a second checkout. */
   alreadySubscribed: string;

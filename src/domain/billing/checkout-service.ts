@@ -79,22 +79,34 @@ export class CheckoutService {
   ): Promise<{ url: string }> {
     const urls = this.redirectUrls(input);
     const subject = await resolve();
-    const { account } = subject;
-    if (blocksNewCheckout(account.subscription, now))
+    if (blocksNewCheckout(subject.account.subscription, now))
       throw new DomainError('subscription_active', subject.alreadySubscribed);
-    const settings = { ...this.settings, defaultPlan: subject.defaultPlan };
-    const offer: CheckoutOffer = offerFor(account, settings);
-    const target: SessionTarget = {
-      priceId: settings.prices.get(planOf(account, settings))!,
-      quantity: subject.quantity,
-      ...urls,
-      trialDays: offer.trialDays,
-    };
+    const { target, offer } = this.sessionFor(subject, urls);
     const reusable = await this.openSession(subject.ref, target, now);
     if (reusable) {
       this.deps.metrics.checkoutSession('reused');
       return { url: reusable };
     }
+    return { url: await this.newSession(subject, { target, offer }, now) };
+  }
+
+  /** What a session for the subject sells: its plan's price, its seats, its offer. */
+  private sessionFor(
+    { account, defaultPlan, quantity }: BillingSubject,
+    urls: Pick<SessionTarget, 'successUrl' | 'cancelUrl'>,
+  ): { target: SessionTarget; offer: CheckoutOffer } {
+    const settings = { ...this.settings, defaultPlan };
+    const offer = offerFor(account, settings);
+    const priceId = settings.prices.get(planOf(account, settings))!;
+    return { target: { priceId, quantity, ...urls, trialDays: offer.trialDays }, offer };
+  }
+
+  /** A session made at the provider and recorded; another click's, when it recorded one first. */
+  private async newSession(
+    subject: BillingSubject,
+    { target, offer }: { target: SessionTarget; offer: CheckoutOffer },
+    now: Date,
+  ): Promise<string> {
     const customerId = await this.customerOf(subject);
     // Same subject, target and number of closed sessions -> same key, so concurrent clicks get one
     // session from the provider; the count moves only when a session closes, never when a
@@ -112,7 +124,7 @@ export class CheckoutService {
     );
     await this.expireReplaced(subject.ref, replaced);
     this.deps.metrics.checkoutSession(url === created.url ? 'created' : 'reused');
-    return { url };
+    return url;
   }
 
   /**

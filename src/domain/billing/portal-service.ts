@@ -7,6 +7,7 @@ import type { BillingAccount, Principal } from '../model.ts';
 import type { Members } from '../organizations/members.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { CheckoutSettings } from './checkout-service.ts';
+import type { PortalConfigurationId } from './provider-setup.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
 
 export interface PortalInput {
@@ -14,8 +15,8 @@ export interface PortalInput {
 }
 
 export interface PortalSettings extends Pick<CheckoutSettings, 'appUrl' | 'allowedOrigins'> {
-  /** The service's own portal configuration (provider-setup.ts); null: the account's default. */
-  portalConfiguration: string | null;
+  /** The service's own portal configuration (provider-setup.ts), never the account's default. */
+  portalConfiguration: Pick<PortalConfigurationId, 'id'>;
 }
 
 export class PortalService {
@@ -50,7 +51,7 @@ export class PortalService {
     return this.payments.createPortalSession({
       customerId: account.paymentsCustomerId,
       returnUrl,
-      configurationId: this.settings.portalConfiguration,
+      configurationId: await this.settings.portalConfiguration.id(),
     });
   }
 }

@@ -2,8 +2,9 @@
 // exists, recurs at the interval the variable gives it, all in one currency; a mismatch stops
 // start-up naming the variable and the price), then the billing portal configuration the service
 // owns made or set back, by one instance at a time (a job lease), and its id handed to every
-// portal session. An unreachable provider leaves both to the next start: sessions then use the
-// account's default configuration.
+// portal session. An unreachable provider leaves the prices unchecked until the next start and the
+// configuration to the first portal call that reaches it: never the account's default, which may
+// let a customer edit the quantity or pick a price outside BILLING_PRICES.
 import { DomainError } from '../errors.ts';
 import type { JobLeases } from '../ports/job-leases.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -13,6 +14,8 @@ export const PORTAL_CONFIGURATION_JOB = 'portal-configuration';
 const LEASE_MS = 60_000;
 const WAIT_STEP_MS = 200;
 const WAIT_MS = 60_000;
+/** On a portal call: long enough for another instance's set-up to end, short for a person. */
+const WAIT_ON_CALL_MS = 2_000;
 
 /** A price of BILLING_PRICES: its tier and the interval the variable gives it. */
 export interface ConfiguredPrice {
@@ -72,28 +75,24 @@ interface SetUp {
   log: Pick<Logger, 'info' | 'warn'>;
 }
 
-/** Waits for the portal configuration's lease, so that two instances never make two. */
-async function claimed({ leases, holder }: SetUp): Promise<boolean> {
-  const until = Date.now() + WAIT_MS;
-  while (Date.now() < until) {
+/** Waits up to `waitMs` for the portal configuration's lease, so that two instances never make two. */
+async function claimed({ leases, holder }: SetUp, waitMs: number): Promise<boolean> {
+  const until = Date.now() + waitMs;
+  for (;;) {
     if (await leases.claim(PORTAL_CONFIGURATION_JOB, holder, LEASE_MS, 0)) return true;
+    if (Date.now() >= until) return false;
     await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
   }
-  return false;
 }
 
+/** The configuration's id once set up; null when another instance held the lease throughout. */
 async function ownPortalConfiguration(
   setUp: SetUp,
   prices: ProviderPrice[],
+  waitMs: number,
 ): Promise<string | null> {
   const { payments, leases, holder, log } = setUp;
-  if (!(await claimed(setUp))) {
-    log.warn(
-      { job: PORTAL_CONFIGURATION_JOB },
-      "portal configuration: another instance held it for a minute; sessions use the account's default",
-    );
-    return null;
-  }
+  if (!(await claimed(setUp, waitMs))) return null;
   try {
     const own = await payments.ensurePortalConfiguration({ products: productsOf(prices) });
     if (own.outcome === 'made') log.info({ configuration: own.id }, 'portal configuration made');
@@ -112,21 +111,72 @@ async function ownPortalConfiguration(
 
 /**
  * Checks BILLING_PRICES against the provider and brings the service's portal configuration in
- * line; answers its id, or null when the provider could not be reached.
+ * line; answers its id, or null when the provider could not be reached or another instance held
+ * the lease for a minute.
  */
 export async function setUpProvider(
   setUp: SetUp,
   catalog: readonly ConfiguredPrice[],
 ): Promise<string | null> {
   try {
-    return await ownPortalConfiguration(setUp, await checkPrices(setUp.payments, catalog));
+    const id = await ownPortalConfiguration(
+      setUp,
+      await checkPrices(setUp.payments, catalog),
+      WAIT_MS,
+    );
+    if (id === null)
+      setUp.log.warn(
+        { job: PORTAL_CONFIGURATION_JOB },
+        'portal configuration: another instance held it for a minute; the first portal call sets it up',
+      );
+    return id;
   } catch (error) {
     const unreachable = ['payments_unavailable', 'payments_throttled'];
     if (!(error instanceof DomainError) || !unreachable.includes(error.code)) throw error;
     setUp.log.warn(
       { err: error },
-      `the payment provider did not answer at start-up (${error.message}): BILLING_PRICES not checked against it, portal sessions on the account's default configuration`,
+      `the payment provider did not answer at start-up (${error.message}): BILLING_PRICES not checked against it, the portal configuration left to the first portal call`,
     );
     return null;
+  }
+}
+
+/**
+ * The id every portal session passes: learnt at start-up where it can be, else by the first portal
+ * call that reaches the provider (found by its mark, or made, under the lease), and by the next
+ * call while that fails; until then the portal is refused as the provider's outage is.
+ */
+export class PortalConfigurationId {
+  private known: string | null = null;
+  private finding: Promise<string> | null = null;
+
+  constructor(
+    private readonly setUp: SetUp,
+    private readonly catalog: readonly ConfiguredPrice[],
+  ) {}
+
+  async startUp(): Promise<void> {
+    this.known = await setUpProvider(this.setUp, this.catalog);
+  }
+
+  /** One search at a time in this process; a failed one is not remembered. */
+  async id(): Promise<string> {
+    if (this.known !== null) return this.known;
+    this.finding ??= this.find().finally(() => {
+      this.finding = null;
+    });
+    return this.finding;
+  }
+
+  private async find(): Promise<string> {
+    const prices = await checkPrices(this.setUp.payments, this.catalog);
+    const id = await ownPortalConfiguration(this.setUp, prices, WAIT_ON_CALL_MS);
+    if (id === null)
+      throw new DomainError(
+        'payments_unavailable',
+        'Payment provider unavailable: the billing portal is being set up, try again shortly',
+      );
+    this.known = id;
+    return id;
   }
 }

@@ -11,6 +11,7 @@ import { entitlementsOf, type EntitlementTable } from './entitlements.ts';
 import { planOf, trialDaysOf, type OfferSettings } from './offer.ts';
 import {
   effectiveTier,
+  isLive,
   scheduledEnd,
   tierOfPrice,
   type TierPolicy,
@@ -88,14 +89,22 @@ function details(
   };
 }
 
-/** The change pending for the account's subscription, as its schedule's events stored it. */
-export const pendingChangeOf = (
+/**
+ * The change pending for the account's subscription, as its schedule's events stored it; none when
+ * it can no longer happen: the subscription is not live, ends before it takes effect, or the time
+ * it was due has passed (the subscription's own events tell the rest).
+ */
+export async function pendingChangeOf(
   pendingChanges: Pick<PendingChangesRepository, 'of'>,
-  account: BillingAccount,
-): Promise<PendingChange | null> =>
-  account.subscription === null
-    ? Promise.resolve(null)
-    : pendingChanges.of(account.subscription.id);
+  { subscription }: BillingAccount,
+  now: Date,
+): Promise<PendingChange | null> {
+  if (subscription === null || !isLive(subscription.status)) return null;
+  const pending = await pendingChanges.of(subscription.id);
+  if (pending === null || pending.effectiveAt <= now) return null;
+  const end = scheduledEnd(subscription);
+  return end !== null && end <= pending.effectiveAt ? null : pending;
+}
 
 /**
  * A billing account (a user's or an organisation's, with its own default plan in `settings`) at
@@ -140,7 +149,7 @@ export class SubscriptionSummaryService {
       this.policy,
       now,
     );
-    const pending = await pendingChangeOf(this.pendingChanges, user);
+    const pending = await pendingChangeOf(this.pendingChanges, user, now);
     const summary = toSummary(user, pending, tier, this.policy, this.settings);
     if (principal.organization === null) return summary;
     const { tier: at, ...rest } = summary;

@@ -61,7 +61,7 @@ export class OrganizationBilling {
     const subscription = organization.subscription;
     const summary = toSummary(
       organization,
-      await pendingChangeOf(this.deps.store.pendingChanges, organization),
+      await pendingChangeOf(this.deps.store.pendingChanges, organization, now),
       tierOf(subscription, this.deps.policy, now),
       this.deps.policy,
       this.offerSettings(),

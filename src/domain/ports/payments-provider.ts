@@ -108,12 +108,12 @@ export interface PaymentsProvider {
   ): Promise<ProviderRead<ProviderSubscription>>;
   /**
    * The address of a hosted billing-portal session where the customer manages their subscriptions,
-   * on the given portal configuration (null: the account's default).
+   * on the given portal configuration.
    */
   createPortalSession(input: {
     customerId: string;
     returnUrl: string;
-    configurationId: string | null;
+    configurationId: string;
   }): Promise<{ url: string }>;
   /** The price, or null when the provider does not know it. */
   retrievePrice(id: string): Promise<ProviderPrice | null>;

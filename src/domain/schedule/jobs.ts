@@ -59,14 +59,17 @@ export interface ScheduledJobs {
   stop(): Promise<void>;
 }
 
-export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
-  const { leases, holder, log, metrics } = deps;
-  const job = (
-    name: string,
-    everyMs: number,
-    run: ScheduledJobOptions['run'],
-    quietWhenIdle = false,
-  ) =>
+type MakeJob = (
+  name: string,
+  everyMs: number,
+  run: ScheduledJobOptions['run'],
+  quietWhenIdle?: boolean,
+) => ScheduledJob;
+
+/** A job on the shared leases, its last complete run in the metrics. */
+const jobMaker =
+  ({ leases, holder, log, metrics }: ScheduledJobsDeps): MakeJob =>
+  (name, everyMs, run, quietWhenIdle = false) =>
     new ScheduledJob({
       job: name,
       everyMs,
@@ -77,67 +80,68 @@ export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
       run,
       onLastRun: (last) => metrics.lastCompleteRun(name, last.completedAt, last.result),
     });
-  const reconciliation =
-    deps.reconcileEveryMs === null
-      ? null
-      : job('reconcile', deps.reconcileEveryMs, async (signal) => {
-          const { seen, repaired, unchanged, unlinked } = await reconcile(deps, {
-            signal,
-            onThrottled: (seconds) =>
-              log.info({ seconds }, 'reconcile: the payment provider is throttling; waiting'),
-          });
-          metrics.reconciled(repaired);
-          return { seen, repaired, unchanged, unlinked };
-        });
-  const retention = job('retention', RETENTION_EVERY_MS, async (signal) => ({
+
+function reconciliationJob(deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob | null {
+  const { reconcileEveryMs, log, metrics } = deps;
+  if (reconcileEveryMs === null) return null;
+  return job('reconcile', reconcileEveryMs, async (signal) => {
+    const { seen, repaired, unchanged, unlinked } = await reconcile(deps, {
+      signal,
+      onThrottled: (seconds) =>
+        log.info({ seconds }, 'reconcile: the payment provider is throttling; waiting'),
+    });
+    metrics.reconciled(repaired);
+    return { seen, repaired, unchanged, unlinked };
+  });
+}
+
+const retentionJob = (deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob =>
+  job('retention', RETENTION_EVERY_MS, async (signal) => ({
     ...(await forgetExpired(
       { ...deps, outbox: deps.events?.outbox ?? null },
       deps.retentionDays,
       signal,
     )),
   }));
-  const { seats } = deps;
-  const seatSync =
-    seats === null
-      ? null
-      : new SeatSync({
-          store: deps.store,
-          payments: deps.payments,
-          log,
-          metrics,
-          holder,
-          settings: seats,
-        });
+
+/** The seat engine, and with BILLING_SEATS=active the look for lapsed members; none without organisations. */
+function seatJobs(
+  deps: ScheduledJobsDeps,
+  job: MakeJob,
+): Pick<ScheduledJobs, 'seats' | 'seatLapses'> {
+  const { seats, store, payments, log, metrics, holder } = deps;
+  if (seats === null) return { seats: null, seatLapses: null };
+  const engine = new SeatSync({ store, payments, log, metrics, holder, settings: seats });
   const seatLapses =
-    seats?.mode !== 'active'
+    seats.mode !== 'active'
       ? null
       : job('seat-lapses', SEAT_LAPSES_EVERY_MS, async () => ({
-          lapsed: await deps.store.seats.markLapsed(seats.activeDays, seats.minimum),
+          lapsed: await store.seats.markLapsed(seats.activeDays, seats.minimum),
         }));
-  const { events } = deps;
-  const tierClock =
-    events &&
-    job(
-      'tier-clock',
-      TIER_CLOCK_EVERY_MS,
-      (signal) => announcePassedEnds({ ...events, store: deps.store }, signal),
-      true,
-    );
-  const all = [
-    reconciliation,
-    retention,
-    seatSync,
-    seatLapses,
-    tierClock,
-    events?.worker ?? null,
-  ].filter((j) => j !== null);
+  return { seats: engine, seatLapses };
+}
+
+const tierClockJob = ({ events, store }: ScheduledJobsDeps, job: MakeJob): ScheduledJob | null =>
+  events &&
+  job(
+    'tier-clock',
+    TIER_CLOCK_EVERY_MS,
+    (signal) => announcePassedEnds({ ...events, store }, signal),
+    true,
+  );
+
+export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
+  const job = jobMaker(deps);
+  const jobs = {
+    reconcile: reconciliationJob(deps, job),
+    retention: retentionJob(deps, job),
+    ...seatJobs(deps, job),
+    tierClock: tierClockJob(deps, job),
+    deliveries: deps.events?.worker ?? null,
+  };
+  const all = Object.values(jobs).filter((j) => j !== null);
   return {
-    reconcile: reconciliation,
-    retention,
-    seats: seatSync,
-    seatLapses,
-    tierClock,
-    deliveries: events?.worker ?? null,
+    ...jobs,
     start: () => all.forEach((j) => j.start()),
     stop: async () => void (await Promise.all(all.map((j) => j.stop()))),
   };

@@ -132,19 +132,10 @@ export class SeatSync {
   }
 
   private async push(organizationId: string): Promise<void> {
-    const { store, payments, holder, log, metrics, settings } = this.deps;
-    const organization = await store.organizations.findById(organizationId);
-    const subscription = organization?.subscription ?? null;
-    // Nothing to bill for a subscription that is not live: the next one starts from the checkout's quantity.
-    if (subscription === null || !isLive(subscription.status) || subscription.itemId === null)
-      return;
-    const [active, reported, target] = await Promise.all([
-      store.organizations.countActiveMembers(organizationId, settings.activeDays),
-      store.seats.reported(organizationId),
-      store.seats.target(organizationId),
-    ]);
-    const quantity = desiredSeats(settings, { active, reported: reported?.count ?? null });
-    const pushedAlready = target.desired === quantity && target.pushedRevision === target.revision;
+    const { store, holder } = this.deps;
+    const subscription = await this.billedSubscription(organizationId);
+    if (subscription === null) return;
+    const { quantity, pushedAlready } = await this.desired(organizationId);
     const inStep = subscription.quantity === quantity;
     // The provider differs from a quantity it accepted (changed there): a new revision, a new key.
     const revision = await store.seats.setDesired(
@@ -155,6 +146,46 @@ export class SeatSync {
     );
     if (revision === null) throw new Error('the lease was lost');
     if (inStep) return;
+    await this.applyAnswer(
+      subscription,
+      await this.send(organizationId, subscription, { quantity, revision }),
+    );
+  }
+
+  /** The organisation's subscription when it bills seats: none for one that is not live. */
+  private async billedSubscription(
+    organizationId: string,
+  ): Promise<(SubscriptionState & { itemId: string }) | null> {
+    const organization = await this.deps.store.organizations.findById(organizationId);
+    const subscription = organization?.subscription ?? null;
+    // Nothing to bill for a subscription that is not live: the next one starts from the checkout's quantity.
+    if (subscription === null || !isLive(subscription.status) || subscription.itemId === null)
+      return null;
+    return { ...subscription, itemId: subscription.itemId };
+  }
+
+  /** The quantity wanted now, and whether the provider has accepted it already. */
+  private async desired(
+    organizationId: string,
+  ): Promise<{ quantity: number; pushedAlready: boolean }> {
+    const { store, settings } = this.deps;
+    const [active, reported, target] = await Promise.all([
+      store.organizations.countActiveMembers(organizationId, settings.activeDays),
+      store.seats.reported(organizationId),
+      store.seats.target(organizationId),
+    ]);
+    const quantity = desiredSeats(settings, { active, reported: reported?.count ?? null });
+    const pushedAlready = target.desired === quantity && target.pushedRevision === target.revision;
+    return { quantity, pushedAlready };
+  }
+
+  /** The quantity to the provider, under a key of the organisation's revision; its answer. */
+  private async send(
+    organizationId: string,
+    subscription: SubscriptionState & { itemId: string },
+    { quantity, revision }: { quantity: number; revision: number },
+  ): Promise<ProviderRead<ProviderSubscription>> {
+    const { store, payments, holder, log, metrics } = this.deps;
     const key = `seats:${organizationId}:${subscription.id}:${revision}`;
     const answer = await payments.updateSubscriptionQuantity(
       { subscriptionId: subscription.id, itemId: subscription.itemId, quantity },
@@ -173,7 +204,7 @@ export class SeatSync {
       },
       'seat sync: quantity pushed',
     );
-    await this.applyAnswer(subscription, answer);
+    return answer;
   }
 
   /**
