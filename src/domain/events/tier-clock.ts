@@ -26,7 +26,7 @@ export async function announcePassedEnds(
   const subjects = await deps.outbox.dueForLook(now, deps.policy.graceDays, BATCH);
   for (const ref of subjects) {
     signal.throwIfAborted();
-    const look = { policy: deps.policy, cause: null, firstStored: false, now };
+    const look = { policy: deps.policy, cause: null, firstStored: false, untoldBefore: null, now };
     await deps.store.transaction((tx) => announceChanges(tx, ref, look));
   }
   return { looked: subjects.length };

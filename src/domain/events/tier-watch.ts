@@ -19,8 +19,9 @@ export type TransactionWatch = <T>(
 
 /** The outbox of a transaction whose events go nowhere. */
 const NOWHERE: OutboxRepository = {
-  lockAnnounced: async () => null,
-  ownerOf: async () => null,
+  lockOrCreateAnnounced: async () => ({ tier: null, seats: null, paymentFailedAt: null }),
+  wasTold: async () => true,
+  subscriptionOwner: async () => null,
   announce: async () => {},
   append: async () => {},
 };
@@ -28,56 +29,70 @@ const NOWHERE: OutboxRepository = {
 /** No destination for events: nothing watched, nothing recorded. */
 export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: NOWHERE });
 
+const keyOf = (ref: SubjectRef) => `${ref.type}:${ref.id}`;
+
 /** The subjects a transaction wrote subscriptions of. */
 class Written {
   readonly subjects = new Map<string, { ref: SubjectRef; firstStored: boolean }>();
-  /** Written by id alone (the conditional write): their owner is looked up before the commit. */
-  readonly byId = new Set<string>();
+  /**
+   * What each subject never told its tier was before this transaction's first write of it (null:
+   * it was told), so that the change the write makes is told.
+   */
+  readonly untoldBefore = new Map<string, Announced | null>();
 
   add(ref: SubjectRef, firstStored: boolean): void {
-    const key = `${ref.type}:${ref.id}`;
-    const known = this.subjects.get(key);
-    this.subjects.set(key, { ref, firstStored: firstStored || (known?.firstStored ?? false) });
+    const known = this.subjects.get(keyOf(ref));
+    this.subjects.set(keyOf(ref), {
+      ref,
+      firstStored: firstStored || (known?.firstStored ?? false),
+    });
   }
 }
 
-function watched(
-  subscriptions: SubscriptionsRepository,
-  written: Written,
-): SubscriptionsRepository {
-  return {
+function watched(tx: Repositories, written: Written, look: Omit<Look, 'untoldBefore'>) {
+  const subscriptions = tx.subscriptions;
+  const noteBefore = async (ref: SubjectRef) => {
+    if (written.untoldBefore.has(keyOf(ref))) return;
+    const told = await tx.outbox.wasTold(ref);
+    written.untoldBefore.set(keyOf(ref), told ? null : (await lookUp(tx, ref, look)).now);
+  };
+  const watching: SubscriptionsRepository = {
     ...subscriptions,
     async insert(state) {
+      await noteBefore(state.owner);
       const stored = await subscriptions.insert(state);
       if (stored) written.add(state.owner, true);
       return stored;
     },
     async update(state) {
+      await noteBefore(state.owner);
       await subscriptions.update(state);
       written.add(state.owner, false);
     },
     async updateIfAsOfBelow(state) {
+      const owner = await tx.outbox.subscriptionOwner(state.id);
+      if (owner !== null) await noteBefore(owner);
       const write = await subscriptions.updateIfAsOfBelow(state);
-      if (write.written) written.byId.add(state.id);
+      if (write.written && owner !== null) written.add(owner, false);
       return write;
     },
   };
+  return watching;
 }
 
 export function tierWatch(policy: TierPolicy, clock = () => new Date()): TransactionWatch {
   return async (tx, work, cause) => {
     const written = new Written();
-    const result = await work({ ...tx, subscriptions: watched(tx.subscriptions, written) });
-    for (const id of written.byId) {
-      const owner = await tx.outbox.ownerOf(id);
-      if (owner !== null) written.add(owner, false);
-    }
+    const before = { policy, cause, firstStored: false, now: clock() };
+    const result = await work({ ...tx, subscriptions: watched(tx, written, before) });
     // Locked in one order, so two transactions writing the same subjects never wait on each other.
     const subjects = [...written.subjects.values()].sort((a, b) =>
-      `${a.ref.type}:${a.ref.id}`.localeCompare(`${b.ref.type}:${b.ref.id}`),
+      keyOf(a.ref).localeCompare(keyOf(b.ref)),
     );
-    for (const { ref, firstStored } of subjects)
-      await announceChanges(tx, ref, { policy, cause, firstStored, now: clock() });
+    for (const { ref, firstStored } of subjects) {
+      const untoldBefore = written.untoldBefore.get(keyOf(ref)) ?? null;
+      await announceChanges(tx, ref, { policy, cause, firstStored, untoldBefore, now: clock() });
+    }
     return result;
   };
 }
@@ -87,6 +102,12 @@ export interface Look {
   cause: TierCause | null;
   /** The deciding subscription was stored for the first time now (a checkout, not a resumption). */
   firstStored: boolean;
+  /**
+   * For a subject never told its tier: what it was before this transaction wrote it, the start of
+   * the change to tell. Null: nothing written (the clock's look), so what it is now is recorded
+   * without an event.
+   */
+  untoldBefore: Announced | null;
   now: Date;
 }
 
@@ -94,7 +115,7 @@ export interface Look {
 function presentState(
   subject: SubjectRef,
   deciding: SubscriptionState | null,
-  look: Look,
+  look: Pick<Look, 'policy' | 'now'>,
 ): Announced {
   const live = deciding !== null && isLive(deciding.status);
   return {
@@ -104,7 +125,51 @@ function presentState(
   };
 }
 
+const NOTHING: Announced = { tier: FREE_TIER, seats: null, paymentFailedAt: null };
+
+/** The subject as events name it, the subscription deciding its tier, and what it is now. */
+async function lookUp(tx: Repositories, ref: SubjectRef, look: Pick<Look, 'policy' | 'now'>) {
+  const account =
+    ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
+  if (account === null) return { subject: null, deciding: null, now: NOTHING };
+  const deciding = account.subscription;
+  const subject: EventSubject = {
+    type: ref.type,
+    id: ref.id,
+    idp_id: 'idpId' in account ? account.idpId : account.idpOrgId,
+  };
+  return { subject, deciding, now: presentState(ref, deciding, look) };
+}
+
 const sameTime = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
+
+/** The events that tell the change from `before` to `now`. */
+function draftChanges(
+  subject: EventSubject,
+  before: Announced,
+  now: Announced,
+  deciding: SubscriptionState | null,
+  look: Look,
+): EventDraft[] {
+  const events: EventDraft[] = [];
+  const event = (e: Parameters<typeof draftEvent>[1]) =>
+    events.push(draftEvent(subject, e, look.now));
+  if (now.paymentFailedAt !== null && !sameTime(now.paymentFailedAt, before.paymentFailedAt))
+    event({
+      type: 'payment.failed',
+      data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
+    });
+  if (now.tier !== before.tier) {
+    const step = { from: before.tier!, to: now.tier!, deciding, firstStored: look.firstStored };
+    event({
+      type: 'tier.changed',
+      data: { from: step.from, to: step.to, reason: tierReason(step, look.cause, look.now) },
+    });
+  }
+  if (now.seats !== null && before.seats !== null && now.seats !== before.seats)
+    event({ type: 'seats.changed', data: { from: before.seats, to: now.seats } });
+  return events;
+}
 
 /**
  * Compares the subject's present state with what it was last told (under that record's lock, so
@@ -116,40 +181,12 @@ export async function announceChanges(
   ref: SubjectRef,
   look: Look,
 ): Promise<void> {
-  const told = await tx.outbox.lockAnnounced(ref);
-  const account =
-    ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
-  if (account === null) return;
-  const deciding = account.subscription;
-  const now = presentState(ref, deciding, look);
-  const subject: EventSubject = {
-    type: ref.type,
-    id: ref.id,
-    idp_id: 'idpId' in account ? account.idpId : account.idpOrgId,
-  };
-  // Never told (a subject billed before events were recorded): what it is now, without an event.
-  const events: EventDraft[] = [];
-  const event = (e: Parameters<typeof draftEvent>[1]) =>
-    events.push(draftEvent(subject, e, look.now));
-  const before = told === null ? { tier: FREE_TIER, seats: null, paymentFailedAt: null } : told;
-  if (before.tier !== null) {
-    if (now.paymentFailedAt !== null && !sameTime(now.paymentFailedAt, before.paymentFailedAt))
-      event({
-        type: 'payment.failed',
-        data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
-      });
-    if (now.tier !== before.tier) {
-      const step = { from: before.tier, to: now.tier!, deciding, firstStored: look.firstStored };
-      event({
-        type: 'tier.changed',
-        data: { from: step.from, to: step.to, reason: tierReason(step, look.cause, look.now) },
-      });
-    }
-    if (now.seats !== null && before.seats !== null && now.seats !== before.seats)
-      event({ type: 'seats.changed', data: { from: before.seats, to: now.seats } });
-  }
+  const told = await tx.outbox.lockOrCreateAnnounced(ref);
+  const { subject, deciding, now } = await lookUp(tx, ref, look);
+  if (subject === null) return;
+  const before = told.tier !== null ? told : look.untoldBefore;
+  const events = before === null ? [] : draftChanges(subject, before, now, deciding, look);
   const changed =
-    told === null ||
     now.tier !== told.tier ||
     now.seats !== told.seats ||
     !sameTime(now.paymentFailedAt, told.paymentFailedAt);

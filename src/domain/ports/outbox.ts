@@ -20,11 +20,13 @@ export interface EventDraft {
 export interface OutboxRepository {
   /**
    * The subject's announced state, locked until the transaction ends, so that two transactions
-   * changing one subject take turns; null when the subject was never announced (nothing stored).
+   * changing one subject take turns; its record is made on first sight, with a null tier.
    */
-  lockAnnounced(subject: SubjectRef): Promise<Announced | null>;
+  lockOrCreateAnnounced(subject: SubjectRef): Promise<Announced>;
+  /** Whether the subject was ever told its tier (read without a lock). */
+  wasTold(subject: SubjectRef): Promise<boolean>;
   /** Who pays for the stored subscription; null when none is stored. */
-  ownerOf(subscriptionId: string): Promise<SubjectRef | null>;
+  subscriptionOwner(subscriptionId: string): Promise<SubjectRef | null>;
   /** Stores what the subject is told now, and the events that tell it, in the order given. */
   announce(subject: SubjectRef, state: Announced, events: EventDraft[], now: Date): Promise<void>;
   /** Writes events that change nothing the subject was told (a notice, such as a trial ending soon). */

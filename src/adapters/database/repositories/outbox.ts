@@ -8,14 +8,13 @@ interface AnnouncedRow {
   tier: string | null;
   seats: number | null;
   payment_failed_at: Date | null;
-  created: boolean;
 }
 
 // Locks the subject's row, made on first sight, in one statement: the row of a concurrent first
 // sight is waited for and read as it was committed.
 const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id) VALUES ($1, $2)
   ON CONFLICT (subject_type, subject_id) DO UPDATE SET subject_type = EXCLUDED.subject_type
-  RETURNING tier, seats, payment_failed_at, (xmax = 0) AS created`;
+  RETURNING tier, seats, payment_failed_at`;
 
 const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id, type, body,
     created_at, retry_from, next_attempt_at)
@@ -45,12 +44,19 @@ const ownerRef = (row: { user_id: string | null; organization_id: string | null 
 
 export function outboxRepository(db: SqlClient): OutboxRepository {
   return {
-    async lockAnnounced(subject) {
+    async lockOrCreateAnnounced(subject) {
       const [row] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
-      if (row === undefined || row.created) return null;
-      return { tier: row.tier, seats: row.seats, paymentFailedAt: row.payment_failed_at };
+      return { tier: row!.tier, seats: row!.seats, paymentFailedAt: row!.payment_failed_at };
     },
-    async ownerOf(subscriptionId) {
+    async wasTold(subject) {
+      const rows = await db.query(
+        `SELECT 1 FROM announced_subjects
+         WHERE subject_type = $1 AND subject_id = $2 AND tier IS NOT NULL`,
+        [subject.type, subject.id],
+      );
+      return rows.length > 0;
+    },
+    async subscriptionOwner(subscriptionId) {
       const [row] = await db.query<{ user_id: string | null; organization_id: string | null }>(
         'SELECT user_id, organization_id FROM subscriptions WHERE id = $1',
         [subscriptionId],
