@@ -94,4 +94,20 @@ describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
     );
     assert.deepEqual(await tierChanges(), [{ from: 'pro', to: 'free', reason: 'canceled' }]);
   });
+
+  test("the clock's look records every subject an upgrade left unknown, however many", async () => {
+    await t.composition.db.query(
+      `WITH made AS (INSERT INTO users (idp_id, email)
+         SELECT 'unknown-' || n, 'unknown-' || n || '@example.com' FROM generate_series(1, 600) n
+         RETURNING id)
+       INSERT INTO announced_subjects (subject_type, subject_id) SELECT 'user', id FROM made`,
+    );
+    await clockLook(0);
+    const [left] = await t.composition.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM announced_subjects a JOIN users u ON u.id = a.subject_id
+       WHERE a.tier IS NULL`,
+    );
+    assert.equal(left!.n, 0);
+    assert.equal(await eventCount(), 0);
+  });
 });

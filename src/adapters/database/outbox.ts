@@ -2,6 +2,7 @@
 // and resend, the counts, the tier clock's look, retention (migrations/012). One worker per event
 // across instances rests on the claim: one statement that takes a lease of the rows it finds,
 // skipping the rows another claim holds locked (FOR UPDATE SKIP LOCKED).
+import type { SubjectRef } from '../../domain/model.ts';
 import type { ClaimedEvent, EventSummary, Outbox } from '../../domain/ports/outbox.ts';
 import type { SqlClient } from './sql-client.ts';
 import { deleteInBatches } from './batch-delete.ts';
@@ -63,24 +64,34 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   last: row.answer === null ? null : { status: row.status, answer: row.answer },
 });
 
-// Subjects billed but never told (subscriptions written while no destination was configured), and
-// subjects told a paid tier whose live subscription's scheduled end or grace period has passed.
-const DUE_FOR_LOOK = `WITH owners AS (
-    SELECT CASE WHEN s.user_id IS NOT NULL THEN 'user' ELSE 'organization' END AS subject_type,
-      COALESCE(s.user_id, s.organization_id) AS subject_id, s.*
-    FROM subscriptions s)
-  SELECT subject_type, subject_id FROM announced_subjects WHERE tier IS NULL
-  UNION
-  SELECT o.subject_type, o.subject_id FROM owners o
-  WHERE NOT EXISTS (SELECT 1 FROM announced_subjects a
-    WHERE a.subject_type = o.subject_type AND a.subject_id = o.subject_id)
-  UNION
-  SELECT o.subject_type, o.subject_id FROM owners o
+const OWNERS = `SELECT CASE WHEN s.user_id IS NOT NULL THEN 'user' ELSE 'organization' END AS subject_type,
+    COALESCE(s.user_id, s.organization_id) AS subject_id, s.*
+  FROM subscriptions s`;
+
+// Subjects told a paid tier whose live subscription's scheduled end or grace period has passed.
+const PASSED_ENDS = `WITH owners AS (${OWNERS})
+  SELECT DISTINCT o.subject_type, o.subject_id FROM owners o
   JOIN announced_subjects a ON a.subject_type = o.subject_type AND a.subject_id = o.subject_id
   WHERE a.tier <> $3 AND o.status IN ('active', 'trialing', 'past_due')
     AND (o.cancel_at <= $1 OR (o.cancel_at_period_end AND o.current_period_end <= $1)
       OR (o.status = 'past_due' AND o.payment_failed_at + $2::int * interval '1 day' <= $1))
   LIMIT $4`;
+
+// Subjects never told their tier (left unknown by an upgrade, or billed while no destination was
+// configured), in the order of their keys, from after the key given.
+const UNTOLD = `WITH owners AS (${OWNERS}), untold AS (
+    SELECT subject_type, subject_id FROM announced_subjects WHERE tier IS NULL
+    UNION
+    SELECT o.subject_type, o.subject_id FROM owners o
+    WHERE NOT EXISTS (SELECT 1 FROM announced_subjects a
+      WHERE a.subject_type = o.subject_type AND a.subject_id = o.subject_id))
+  SELECT subject_type, subject_id FROM untold
+  WHERE $1::text IS NULL OR (subject_type, subject_id) > ($1::text, $2::uuid)
+  ORDER BY subject_type, subject_id
+  LIMIT $3`;
+
+type SubjectRow = { subject_type: 'user' | 'organization'; subject_id: string };
+const toRef = (row: SubjectRow): SubjectRef => ({ type: row.subject_type, id: row.subject_id });
 
 export function createOutbox(db: SqlClient, freeTier: string): Outbox {
   return {
@@ -142,12 +153,17 @@ export function createOutbox(db: SqlClient, freeTier: string): Outbox {
           oldest === null ? 0 : Math.max(0, (now.getTime() - oldest.getTime()) / 1000),
       };
     },
-    async dueForLook(now, graceDays, limit) {
-      const rows = await db.query<{ subject_type: 'user' | 'organization'; subject_id: string }>(
-        DUE_FOR_LOOK,
-        [now, graceDays, freeTier, limit],
-      );
-      return rows.map((row) => ({ type: row.subject_type, id: row.subject_id }));
+    async passedEnds(now, graceDays, limit) {
+      const rows = await db.query<SubjectRow>(PASSED_ENDS, [now, graceDays, freeTier, limit]);
+      return rows.map(toRef);
+    },
+    async untold(after, limit) {
+      const rows = await db.query<SubjectRow>(UNTOLD, [
+        after?.type ?? null,
+        after?.id ?? null,
+        limit,
+      ]);
+      return rows.map(toRef);
     },
     forgetSettled: (before, signal) =>
       deleteInBatches(

@@ -94,8 +94,10 @@ export interface Outbox {
   /** Sends an event again from now (delivered or failed ones too); false when there is no such event. */
   resend(eventId: string, now: Date): Promise<boolean>;
   counts(now: Date): Promise<OutboxCounts>;
-  /** Subjects the clock should look at: never announced though billed, or told a paid tier that an end passed since. */
-  dueForLook(now: Date, graceDays: number, limit: number): Promise<SubjectRef[]>;
+  /** Subjects told a paid tier whose live subscription's end or grace period has passed. */
+  passedEnds(now: Date, graceDays: number, limit: number): Promise<SubjectRef[]>;
+  /** Subjects never told their tier, though billed or left unknown, in key order after `after`. */
+  untold(after: SubjectRef | null, limit: number): Promise<SubjectRef[]>;
   /** Deletes events delivered or given up before `before`, with their attempts; resolves to how many. */
   forgetSettled(before: Date, signal: AbortSignal): Promise<number>;
 }
