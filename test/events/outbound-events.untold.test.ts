@@ -110,4 +110,25 @@ describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
     assert.equal(left!.n, 0);
     assert.equal(await eventCount(), 0);
   });
+
+  test("the clock passes over an older live subscription's end when a newer one decides the tier", async () => {
+    const user = await profileOf(t, 'uli');
+    const created = Math.floor(Date.now() / 1000);
+    const ending = subscriptionObject({
+      metadata: { user_id: user.id },
+      cancel_at: created + 600,
+      created: created - 120,
+    });
+    const deciding = subscriptionObject({ metadata: { user_id: user.id }, created: created - 60 });
+    await deliver(t.app, eventOf('customer.subscription.created', ending, { created }));
+    await deliver(
+      t.app,
+      eventOf('customer.subscription.created', deciding, { created: created + 1 }),
+    );
+    const later = new Date(Date.now() + 3_600_000);
+    const due = await createOutbox(t.composition.db, 'free').passedEnds(later, 7, 500);
+    assert.equal(due.filter((ref) => ref.id === user.id).length, 0, 'not looked at forever');
+    await clockLook(3_600_000);
+    assert.equal(await toldTier(user.id), 'pro');
+  });
 });

@@ -6,6 +6,7 @@ import type { SubjectRef } from '../../domain/model.ts';
 import type { ClaimedEvent, EventSummary, Outbox } from '../../domain/ports/outbox.ts';
 import type { SqlClient } from './sql-client.ts';
 import { deleteInBatches } from './batch-delete.ts';
+import { DECIDING_SUBSCRIPTION } from './repositories/rows.ts';
 
 // The oldest pending event of each subject that is due and held by nobody. A subject's next event
 // waits while an earlier one is pending, so events of one subject arrive in order; other subjects
@@ -68,13 +69,17 @@ const OWNERS = `SELECT CASE WHEN s.user_id IS NOT NULL THEN 'user' ELSE 'organiz
     COALESCE(s.user_id, s.organization_id) AS subject_id, s.*
   FROM subscriptions s`;
 
-// Subjects told a paid tier whose live subscription's scheduled end or grace period has passed.
-const PASSED_ENDS = `WITH owners AS (${OWNERS})
-  SELECT DISTINCT o.subject_type, o.subject_id FROM owners o
-  JOIN announced_subjects a ON a.subject_type = o.subject_type AND a.subject_id = o.subject_id
-  WHERE a.tier <> $3 AND o.status IN ('active', 'trialing', 'past_due')
-    AND (o.cancel_at <= $1 OR (o.cancel_at_period_end AND o.current_period_end <= $1)
-      OR (o.status = 'past_due' AND o.payment_failed_at + $2::int * interval '1 day' <= $1))
+// Subjects told a paid tier whose deciding subscription is live and its scheduled end or grace
+// period has passed. Only the deciding one: an older live one's end changes nothing.
+const PASSED_END_OF = (type: SubjectRef['type'], column: 'user_id' | 'organization_id') => `
+  SELECT '${type}' AS subject_type, c.${column} AS subject_id FROM subscriptions c
+  JOIN announced_subjects a ON a.subject_type = '${type}' AND a.subject_id = c.${column}
+  ${DECIDING_SUBSCRIPTION(column, `c.${column}`)}
+  WHERE s.id = c.id AND a.tier <> $3 AND c.status IN ('active', 'trialing', 'past_due')
+    AND (c.cancel_at <= $1 OR (c.cancel_at_period_end AND c.current_period_end <= $1)
+      OR (c.status = 'past_due' AND c.payment_failed_at + $2::int * interval '1 day' <= $1))`;
+const PASSED_ENDS = `${PASSED_END_OF('user', 'user_id')}
+  UNION ALL ${PASSED_END_OF('organization', 'organization_id')}
   LIMIT $4`;
 
 // Subjects never told their tier (left unknown by an upgrade, or billed while no destination was
