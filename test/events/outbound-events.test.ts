@@ -293,6 +293,40 @@ describe(`outbound events (${databaseLabel})`, () => {
     );
   });
 
+  test("a resent event is retried afresh, 5 s first, and holds up none of its subject's newer events", async () => {
+    const user = await profileOf(t, 'rex');
+    const created = Math.floor(Date.now() / 1000);
+    const subscription = subscriptionObject({ metadata: { user_id: user.id } });
+    await deliver(t.app, eventOf('customer.subscription.created', subscription, { created }));
+    const w = worker('instance-a');
+    assert.equal(await w.deliverDue(), 1);
+    const [checkout] = await events();
+    assert.equal(
+      await createOutbox(t.composition.db, 'free').resend(checkout!.id, new Date()),
+      true,
+    );
+    receiver.answers.push(500);
+    assert.equal(await w.deliverDue(), 1);
+    const [retry] = await t.composition.db.query<{ next_attempt_at: Date }>(
+      'SELECT next_attempt_at FROM outbound_events WHERE id = $1',
+      [checkout!.id],
+    );
+    assert.ok(
+      retry!.next_attempt_at.getTime() - Date.now() < 10_000,
+      'the first wait, not the second',
+    );
+    const team = {
+      ...subscription,
+      items: subscriptionObject({ id: subscription.id, priceId: 'price_sim_team' }).items,
+    };
+    await deliver(t.app, eventOf('customer.subscription.updated', team, { created: created + 1 }));
+    assert.equal(await w.deliverDue(), 1);
+    assert.deepEqual(
+      receiver.arrivals.map((a) => `${a.payload.data.from}>${a.payload.data.to}`),
+      ['free>pro', 'free>pro', 'pro>team'],
+    );
+  });
+
   /** The tier clock's look, on a clock `aheadMs` ahead: what no provider event announces. */
   const clockLook = (aheadMs: number) =>
     announcePassedEnds(

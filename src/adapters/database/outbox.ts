@@ -10,20 +10,26 @@ import { DECIDING_SUBSCRIPTION } from './repositories/rows.ts';
 
 // The oldest pending event of each subject that is due and held by nobody. A subject's next event
 // waits while an earlier one is pending, so events of one subject arrive in order; other subjects
-// go on meanwhile.
+// go on meanwhile. A resent event (retried from later than its creation) is a copy of one already
+// delivered or given up: it neither waits nor holds up the others. `retry` is the attempt's number
+// since its retries started, counted by the attempts recorded since then when resent.
 const CLAIM = `WITH due AS (
     SELECT e.seq FROM outbound_events e
     WHERE e.state = 'pending' AND e.next_attempt_at <= $1
       AND (e.lease_until IS NULL OR e.lease_until <= $1)
-      AND NOT EXISTS (SELECT 1 FROM outbound_events p WHERE p.state = 'pending'
-        AND p.subject_type = e.subject_type AND p.subject_id = e.subject_id AND p.seq < e.seq)
+      AND (e.retry_from > e.created_at OR NOT EXISTS (SELECT 1 FROM outbound_events p
+        WHERE p.state = 'pending' AND p.retry_from = p.created_at
+          AND p.subject_type = e.subject_type AND p.subject_id = e.subject_id AND p.seq < e.seq))
     ORDER BY e.next_attempt_at, e.seq
     LIMIT $4
     FOR UPDATE SKIP LOCKED)
   UPDATE outbound_events e SET lease_holder = $2,
     lease_until = $1::timestamptz + $3::int * interval '1 millisecond', attempts = e.attempts + 1
   FROM due WHERE e.seq = due.seq
-  RETURNING e.id, e.body, e.attempts, e.retry_from`;
+  RETURNING e.id, e.body, e.attempts, e.retry_from,
+    CASE WHEN e.retry_from = e.created_at THEN e.attempts
+      ELSE 1 + (SELECT count(*)::int FROM outbound_deliveries d
+        WHERE d.event_id = e.id AND d.attempted_at >= e.retry_from) END AS retry`;
 
 const SETTLE = `WITH logged AS (
     INSERT INTO outbound_deliveries (event_id, attempt, attempted_at, status, duration_ms, answer)
@@ -101,14 +107,18 @@ const toRef = (row: SubjectRow): SubjectRef => ({ type: row.subject_type, id: ro
 export function createOutbox(db: SqlClient, freeTier: string): Outbox {
   return {
     async claim(holder, now, leaseMs, limit) {
-      const rows = await db.query<{ id: string; body: string; attempts: number; retry_from: Date }>(
-        CLAIM,
-        [now, holder, leaseMs, limit],
-      );
+      const rows = await db.query<{
+        id: string;
+        body: string;
+        attempts: number;
+        retry_from: Date;
+        retry: number;
+      }>(CLAIM, [now, holder, leaseMs, limit]);
       return rows.map((row): ClaimedEvent => ({
         id: row.id,
         body: row.body,
         attempt: row.attempts,
+        retry: row.retry,
         retryFrom: row.retry_from,
       }));
     },
@@ -129,9 +139,11 @@ export function createOutbox(db: SqlClient, freeTier: string): Outbox {
       return (await db.query<SummaryRow>(LIST(failed), [limit])).map(toSummary);
     },
     async resend(eventId, now) {
+      // A pending event is tried now, keeping its place; a settled one is retried afresh, out of line.
       const rows = await db.query(
-        `UPDATE outbound_events SET state = 'pending', retry_from = $2, next_attempt_at = $2,
-           settled_at = NULL WHERE id = $1 RETURNING 1`,
+        `UPDATE outbound_events SET state = 'pending', next_attempt_at = $2, settled_at = NULL,
+           retry_from = CASE WHEN state = 'pending' THEN retry_from ELSE $2 END
+         WHERE id = $1 RETURNING 1`,
         [eventId, now],
       );
       return rows.length > 0;

@@ -39,6 +39,8 @@ export interface ClaimedEvent {
   body: string;
   /** This attempt's number, from 1. */
   attempt: number;
+  /** This attempt's number since its retries started (the creation or the last resend), from 1. */
+  retry: number;
   /** When its retries started: the event's creation, or the last resend. */
   retryFrom: Date;
 }
@@ -91,7 +93,10 @@ export interface Outbox {
     outcome: Outcome,
   ): Promise<void>;
   list(options: { failed: boolean; limit: number }): Promise<EventSummary[]>;
-  /** Sends an event again from now (delivered or failed ones too); false when there is no such event. */
+  /**
+   * Sends an event again from now: a delivered or failed one with retries started afresh, apart
+   * from the subject's queue; a pending one at once, in its place. False when there is no such event.
+   */
   resend(eventId: string, now: Date): Promise<boolean>;
   counts(now: Date): Promise<OutboxCounts>;
   /** Subjects told a paid tier whose live subscription's end or grace period has passed. */
