@@ -443,6 +443,40 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.equal(JSON.parse(told[0]!.body).data.trial_end, new Date(trialEnd * 1000).toISOString());
   });
 
+  test("a trial's notice waits for its subject's lock: an event being written meanwhile goes first", async () => {
+    const user = await profileOf(t, 'tia');
+    const trialing = subscriptionObject({
+      metadata: { user_id: user.id },
+      status: 'trialing',
+      trial_end: Math.floor(Date.now() / 1000) + 3 * 86_400,
+    });
+    await deliver(t.app, eventOf('customer.subscription.created', trialing));
+    await t.composition.db.query('DELETE FROM outbound_events');
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const writing = t.composition.db.transaction(async (tx) => {
+      await tx.query(
+        "SELECT 1 FROM announced_subjects WHERE subject_type = 'user' AND subject_id = $1 FOR UPDATE",
+        [user.id],
+      );
+      locked();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tx.query(
+        `INSERT INTO outbound_events (id, subject_type, subject_id, type, body, created_at,
+           retry_from, next_attempt_at) VALUES ('msg_written', 'user', $1, 'tier.changed', '{}',
+           now(), now(), now())`,
+        [user.id],
+      );
+    });
+    await isLocked;
+    const notice = deliver(t.app, eventOf('customer.subscription.trial_will_end', trialing));
+    await Promise.all([writing, notice]);
+    assert.deepEqual(
+      (await events()).map((e) => e.type),
+      ['tier.changed', 'trial.will_end'],
+    );
+  });
+
   test("an organisation's tier and seats are told for the organisation, not for each member", async () => {
     const { org } = await orgBilling(t, 'omega-amy', { org: 'omega', role: 'admin' });
     await orgBilling(t, 'omega-bob', { org: 'omega', role: 'member' });

@@ -29,7 +29,7 @@ export interface OutboxRepository {
   subscriptionOwner(subscriptionId: string): Promise<SubjectRef | null>;
   /** Stores what the subject is told now, and the events that tell it, in the order given. */
   announce(subject: SubjectRef, state: Announced, events: EventDraft[], now: Date): Promise<void>;
-  /** Writes events that change nothing the subject was told (a notice, such as a trial ending soon). */
+  /** Writes events that change nothing the subject was told (a notice: a trial ending soon), under its lock. */
   append(subject: SubjectRef, events: EventDraft[], now: Date): Promise<void>;
 }
 

@@ -72,6 +72,8 @@ export function outboxRepository(db: SqlClient): OutboxRepository {
       ]);
     },
     async append(subject, events, now) {
+      // Under the subject's lock, as all its events, so they keep their order.
+      await db.query(LOCK_ANNOUNCED, [subject.type, subject.id]);
       await db.query(INSERT_EVENTS, eventParams(subject, events, now));
     },
   };
