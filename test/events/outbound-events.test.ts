@@ -7,6 +7,7 @@ import { createEventLedger } from '../../src/adapters/database/event-ledger.ts';
 import { createOutbox } from '../../src/adapters/database/outbox.ts';
 import { createHttpSender } from '../../src/adapters/events/http-sender.ts';
 import { applyListing } from '../../src/domain/billing/provider-listing.ts';
+import { syncUser } from '../../src/domain/billing/sync-user.ts';
 import { tierPolicy } from '../../src/composition.ts';
 import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
 import { announcePassedEnds } from '../../src/domain/events/tier-clock.ts';
@@ -14,6 +15,7 @@ import { forgetExpired } from '../../src/domain/schedule/retention.ts';
 import type { ProviderSubscription } from '../../src/domain/model.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
+import { payWhileUnreachable } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { orgBilling } from '../helpers/organizations.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
@@ -149,6 +151,13 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.equal(change!.verdict, 'repaired');
     await applyListing(deps, read);
     assert.deepEqual(await tierChanges(), [{ from: 'pro', to: 'free', reason: 'reconciled' }]);
+  });
+
+  test("an operator's sync-user storing what the provider says is told with reason operator", async () => {
+    await payWhileUnreachable(t, 'syd');
+    const { store, payments, logger } = t.composition;
+    await syncUser({ store, payments, policy: tierPolicy(t.config), log: logger }, 'syd');
+    assert.deepEqual(await tierChanges(), [{ from: 'free', to: 'pro', reason: 'operator' }]);
   });
 
   test('a receiver answering 500, then 200, gets the same webhook-id and body twice', async () => {
