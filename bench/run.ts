@@ -1,7 +1,8 @@
-// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,orgs,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
 // Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
 // payment simulator, the baseline and the service (production settings: node dist/server.mjs),
-// runs S1-S5 and S2b (a backlog of late events) against both one after the other, the replay
+// runs S1-S5 and S2b (a backlog of late events) against both one after the other, the outbound
+// events (their delivery to a receiver here, and what they add to S2), the replay
 // command over undelivered events, the reconcile command over 10,000 subscriptions, the ledger's
 // size over a million events with retention, a burst of members of many organisations and their
 // seat engine's provider calls, then S1 with WEB_CONCURRENCY=2, on PGlite and on the
@@ -45,6 +46,12 @@ import { s2bBacklog } from './lib/backlog.ts';
 import { STEADY_GENERATOR } from './lib/load.ts';
 import { ledgerSize } from './lib/ledger-size.ts';
 import { organizationsBurst } from './lib/organizations.ts';
+import {
+  lastOutboundSeq,
+  outboxThroughput,
+  startReceiver,
+  type Receiver,
+} from './lib/outbound-events.ts';
 import { reconcileSubscriptions } from './lib/reconcile.ts';
 import { replayUndelivered } from './lib/replay.ts';
 import {
@@ -70,8 +77,8 @@ const only = new Set(
   (
     args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ??
     (smoke
-      ? 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,orgs'
-      : 'S1,S2,S3,S2b,S4,S5,replay,reconcile,ledger,orgs,cluster,pglite,embedded')
+      ? 'S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs'
+      : 'S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded')
   ).split(','),
 );
 
@@ -87,6 +94,7 @@ const settings: Settings = smoke
       s4Rounds: 1,
       s5Connections: 4,
       s5Rate: 100,
+      outboundEvents: 200,
       backlogSubscriptions: 20,
       replayEvents: 100,
       reconcileSubscriptions: 200,
@@ -107,6 +115,7 @@ const settings: Settings = smoke
       s4Rounds: 5,
       s5Connections: 8,
       s5Rate: 200,
+      outboundEvents: 5000,
       backlogSubscriptions: 1000,
       replayEvents: 10_000,
       reconcileSubscriptions: 10_000,
@@ -127,7 +136,7 @@ const progress = (message: string) =>
 
 const rows: Row[] = [];
 /** What must be closed at the end, filled in as it starts. */
-const opened: { db?: BenchDatabase; issuer?: Stack['issuer'] } = {};
+const opened: { db?: BenchDatabase; issuer?: Stack['issuer']; receiver?: Receiver } = {};
 let failure: unknown = null;
 
 async function run(): Promise<void> {
@@ -179,10 +188,16 @@ async function run(): Promise<void> {
     }),
   ]);
 
-  /** Baseline and service, prepared, then measured in alternating rounds (B S S B ...), then verified. */
-  const pair = async (scenario: string, work: Scenario, rounds: number, median = false) => {
+  /** Two servers (baseline and service), prepared, then measured in alternating rounds (B S S B ...), then verified. */
+  const pair = async (
+    scenario: string,
+    work: Scenario,
+    rounds: number,
+    median = false,
+    [first, second] = [baseline, service],
+  ) => {
     progress(`${scenario}: preparing both`);
-    const servers = [baseline, service];
+    const servers = [first, second];
     for (const server of servers) await work.prepare(server);
     const measured = new Map<string, Round[]>(servers.map((server) => [server.name, []]));
     for (let i = 0; i < rounds; i++) {
@@ -197,8 +212,8 @@ async function run(): Promise<void> {
       m: { ...combine(measured.get(server.name)!, median), ...(await work.verify(server)) },
       against,
     });
-    const b = await row(baseline);
-    const s = await row(service, b);
+    const b = await row(first);
+    const s = await row(second, b);
     rows.push(b, s);
     return s;
   };
@@ -245,6 +260,31 @@ async function run(): Promise<void> {
       service,
       s5Checkout(ctx),
     );
+  if (only.has('events')) {
+    const receiver = (opened.receiver = await startReceiver());
+    const withEvents = await startService(stack, {
+      name: 'service events',
+      env: { APP_WEBHOOK_URL: receiver.url, APP_WEBHOOK_SECRET: receiver.secret },
+    });
+    progress('events: tier changes until the outbox is empty');
+    rows.push({
+      scenario: `events outbox to a local receiver, ${settings.outboundEvents} tier changes, ${c} conn`,
+      server: withEvents.name,
+      m: await outboxThroughput(ctx, withEvents, receiver),
+    });
+    const before = await lastOutboundSeq(db.pool);
+    const s2 = await pair(
+      `events S2 webhook, APP_WEBHOOK_URL unset/set, ${c} conn`,
+      s2Deliveries(ctx),
+      r,
+      false,
+      [service, withEvents],
+    );
+    s2.m.notes.push(
+      `${(await lastOutboundSeq(db.pool)) - before} outbound events written (warm-up and rounds) for ${s2.m.answers?.expected ?? 0} provider events acknowledged in the rounds`,
+    );
+    await withEvents.stop();
+  }
   await Promise.all([service.stop(), baseline.stop()]);
   if (only.has('replay')) {
     progress(`replay: ${settings.replayEvents} undelivered events`);
@@ -343,6 +383,7 @@ try {
   progress('stopping everything');
   await stopAll();
   await opened.issuer?.close().catch(() => {});
+  await opened.receiver?.close().catch(() => {});
   await opened.db?.close().catch(() => {});
 }
 

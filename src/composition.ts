@@ -21,7 +21,12 @@ import { composeAppEvents } from './composition/events.ts';
 import { composeIdentity } from './composition/identity.ts';
 import { createOutbox } from './adapters/database/outbox.ts';
 import { FREE_TIER } from './domain/billing/tier.ts';
-import { tierWatch, unwatched, type TransactionWatch } from './domain/events/tier-watch.ts';
+import {
+  tierWatch,
+  unwatched,
+  type EventPolicy,
+  type TransactionWatch,
+} from './domain/events/tier-watch.ts';
 import type { Outbox } from './domain/ports/outbox.ts';
 import {
   paymentsProvider,
@@ -36,10 +41,11 @@ import {
   webhookService,
 } from './composition/services.ts';
 
-export function tierPolicy(config: Config): TierPolicy {
+export function tierPolicy(config: Config): EventPolicy {
   // A price's tier is its tier whatever its interval.
   const tierByPrice = new Map(config.catalog.map(({ tier, price }) => [price, tier]));
-  return { tierByPrice, graceDays: config.graceDays };
+  const intervalByPrice = new Map(config.catalog.map(({ interval, price }) => [price, interval]));
+  return { tierByPrice, intervalByPrice, graceDays: config.graceDays };
 }
 
 /** The service: what buildApp serves, and what the process around it starts and closes. */
@@ -153,7 +159,7 @@ export async function composeDatabaseOwner(config: Config): Promise<DatabaseOwne
 }
 
 /** An operator command's changes are recorded as the service's are, while events have a destination. */
-const operatorWatch = (config: Config, policy: TierPolicy): TransactionWatch =>
+const operatorWatch = (config: Config, policy: EventPolicy): TransactionWatch =>
   config.appEvents.kind === 'off' ? unwatched : tierWatch(policy);
 
 /** What an operator command works with: no HTTP server, simulator or identity provider. */

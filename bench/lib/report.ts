@@ -156,6 +156,23 @@ export function checkTargets(rows: Row[]): Target[] {
     (r) => ratio(r.m.wallMs!, r.against!.m.wallMs!) <= 1.5 && r.m.problems.length === 0,
     comparison,
   );
+  add(
+    'events: every outbound event arrived exactly once (by webhook-id), verified',
+    find('events outbox', 'service events'),
+    (r) => r.m.problems.length === 0,
+    (r) =>
+      `${fixed(r.m.rps, 0)} events/s, transaction to arrival p50 ${fixed(r.m.p50, 0)} ms, p99 ${fixed(r.m.p99, 0)} ms; ${r.m.notes.join('; ')}`,
+  );
+  add(
+    'events: S2 with APP_WEBHOOK_URL set against unset (the cost, reported), nothing lost',
+    find('events S2', 'service events'),
+    (r) => r.m.problems.length === 0,
+    (r) => {
+      const cpu = cpuPerThousand(r.m);
+      const base = cpuPerThousand(r.against!.m);
+      return `${fixed(rpsRatio(r), 2)}x req/s, CPU s/1k ${fixed(ratio(cpu.server, base.server), 2)}x server, ${fixed(ratio(cpu.postgres, base.postgres), 2)}x PostgreSQL, PG writes/req ${fixed(databaseWritesPerRequest(r.against!.m), 2)} -> ${fixed(databaseWritesPerRequest(r.m), 2)}; ${r.m.notes.join('; ')}`;
+    },
+  );
   // PGlite is a WebAssembly PostgreSQL inside the process (hundreds of MB by design): reported, not
   // held to the target; nor is the replay command, which is not the serving process.
   const serviceRows = rows.filter(

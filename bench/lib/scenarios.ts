@@ -25,6 +25,8 @@ export interface Settings {
   s5Connections: number;
   /** S5's offered rate, requests/s: latency at a steady rate, under the per-user checkout limit. */
   s5Rate: number;
+  /** The outbound events: provider events sent, each a tier change, so each an event to deliver. */
+  outboundEvents: number;
   /** S2b: subscriptions per server that receive late events. */
   backlogSubscriptions: number;
   /** The replay: undelivered events at the provider, five per subscription. */

@@ -124,6 +124,8 @@ export interface ServiceOptions {
   nodeEnv?: 'production' | 'development';
   /** Writes a V8 CPU profile there when the service exits. */
   cpuProfileDir?: string;
+  /** Further settings (APP_WEBHOOK_URL and its secret). */
+  env?: Record<string, string>;
 }
 
 /** package.json's start script, `[exec] node [FLAGS] ENTRY`, split into its Node flags and its entry. */
@@ -202,6 +204,7 @@ export function startService(stack: Stack, options: ServiceOptions): Promise<Ser
       ...serviceEnv(stack, options.databaseUrl),
       NODE_ENV: options.nodeEnv ?? 'production',
       WEB_CONCURRENCY: String(options.webConcurrency ?? 1),
+      ...options.env,
     },
     ipc: false,
   });

@@ -4,8 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
 import { createHttpSender } from '../adapters/events/http-sender.ts';
-import type { TierPolicy } from '../domain/billing/tier.ts';
-import { tierWatch, type TransactionWatch } from '../domain/events/tier-watch.ts';
+import { tierWatch, type EventPolicy, type TransactionWatch } from '../domain/events/tier-watch.ts';
 import type { EventSender } from '../domain/ports/event-sender.ts';
 import { APP_EVENTS_PATH, appEventsReceiver, loadOrCreateEventSecret } from '../dev/app-events.ts';
 
@@ -21,7 +20,7 @@ export interface AppEvents {
 /** Null when no destination is configured: nothing is recorded. */
 export async function composeAppEvents(
   config: Config,
-  policy: TierPolicy,
+  policy: EventPolicy,
 ): Promise<AppEvents | null> {
   const target = config.appEvents;
   if (target.kind === 'off') return null;

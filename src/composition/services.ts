@@ -26,6 +26,7 @@ import type { DatabaseAdapters } from './database.ts';
 import type { AppEvents } from './events.ts';
 import { createOutbox } from '../adapters/database/outbox.ts';
 import { FREE_TIER, type TierPolicy } from '../domain/billing/tier.ts';
+import type { EventPolicy } from '../domain/events/tier-watch.ts';
 import { DeliveryWorker } from '../domain/events/delivery-worker.ts';
 
 /** The adapters a service is built from. */
@@ -133,7 +134,7 @@ export const instanceName = (): string =>
 export function backgroundJobs(
   config: Config,
   adapters: ServiceAdapters,
-  { events, policy }: { events: AppEvents | null; policy: TierPolicy },
+  { events, policy }: { events: AppEvents | null; policy: EventPolicy },
 ): ScheduledJobs {
   const { db, store, payments, ledger, leases, limitCounts, metrics, logger } = adapters;
   const holder = instanceName();

@@ -5,7 +5,9 @@ import { projectPath } from '../project-root.ts';
 
 export const SIMULATOR_API_KEY = 'sk_test_simulator';
 export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';
-export const SIMULATOR_PRICES = 'pro=price_sim_pro,team=price_sim_team';
+/** Each tier by the month and by the year, so the portal offers both intervals on `npm start`. */
+export const SIMULATOR_PRICES =
+  'pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year';
 export const DEV_IDP_AUDIENCE = 'billing-service-dev';
 /** The claims `npm run token -- --org <id> --role <role>` mints, read unless IDP_ORG_CLAIM says otherwise. */
 export const DEV_ORG_CLAIMS = { organization: 'org_id', role: 'org_role' };

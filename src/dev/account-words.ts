@@ -1,7 +1,9 @@
 // Development only: a billing account's state said in words on `/billing`, a person's own or their
 // organisation's, including the cases where the tier and the provider's status seem to disagree (a
 // failed renewal keeps the tier for the grace period; a cancellation scheduled either of Stripe's
-// ways keeps it until then).
+// ways keeps it until then), and the interval it is billed at with a change waiting for the
+// period's end.
+import type { SubscriptionDetails } from '../domain/billing/subscription-summary.ts';
 import {
   blocksNewCheckout,
   FREE_TIER,
@@ -84,6 +86,22 @@ export function trialWords(
     runs,
     `The checkout asked for no card. If one is on file by then (add it in the billing portal), the ${plan} subscription starts and the card is charged; without one the trial is canceled and ${voice.who} are back on ${FREE_TIER}.`,
   ];
+}
+
+const INTERVAL_WORDS = { month: 'monthly', year: 'yearly' } as const;
+
+/**
+ * How a live subscription is billed and the change its schedule makes at the period's end, as
+ * GET /billing/subscription gives them: "Billed yearly." "Switches to pro, monthly, on …".
+ */
+export function planChangeWords(details: SubscriptionDetails | null): string[] {
+  if (details === null || details.status === 'canceled') return [];
+  const billed = details.interval === null ? [] : [`Billed ${INTERVAL_WORDS[details.interval]}.`];
+  const change = details.pending_change;
+  if (change === null) return billed;
+  const plan = change.plan ?? 'a plan this service does not sell';
+  const interval = change.interval === null ? '' : `, ${INTERVAL_WORDS[change.interval]}`;
+  return [...billed, `Switches to ${plan}${interval}, on ${when(new Date(change.effective_at))}.`];
 }
 
 function statusWords(

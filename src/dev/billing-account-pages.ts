@@ -16,7 +16,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { UserService } from '../domain/users/user-service.ts';
 import { statusOf } from '../http/error-handler.ts';
-import { accountView, type AccountView } from './account-words.ts';
+import { accountView, planChangeWords, type AccountView } from './account-words.ts';
 import { billingForms, domainRefusalInWords } from './billing-forms.ts';
 import {
   organizationPages,
@@ -64,10 +64,11 @@ const sourceHtml = ({ tier_source: source }: SubscriptionSummary) =>
 
 /** The person's own subscription in words, and what a personal checkout would do now. */
 function ownWords(view: AccountView, summary: SubscriptionSummary, coveringTier: string | null) {
-  if (!view.canCheckout) return view.status;
-  if (coveringTier === null) return [...view.status, nextCheckout(summary)];
+  const status = [...view.status, ...planChangeWords(summary.subscription)];
+  if (!view.canCheckout) return status;
+  if (coveringTier === null) return [...status, nextCheckout(summary)];
   return [
-    ...view.status,
+    ...status,
     `Your organisation gives you ${coveringTier}, which covers what a personal checkout sells (${summary.plan}).`,
   ];
 }

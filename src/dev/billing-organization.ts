@@ -13,7 +13,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { Store } from '../domain/ports/store.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
-import { accountView, ORGANIZATION, type AccountPolicy } from './account-words.ts';
+import { accountView, ORGANIZATION, planChangeWords, type AccountPolicy } from './account-words.ts';
 import { domainRefusalInWords } from './billing-forms.ts';
 import { signIn } from './billing-session.ts';
 import {
@@ -58,10 +58,11 @@ async function sectionOf(
   const summary = await services.organizations.summary(principal);
   const organization = await services.store.organizations.findById(summary.org.id);
   const view = accountView(organization!, services.policy, new Date(), ORGANIZATION);
+  const said = [...view.status, ...planChangeWords(summary.subscription)];
   const words =
     summary.can_manage && view.canCheckout
-      ? [...view.status, `A team checkout sells ${summary.plan} for its members.`]
-      : view.status;
+      ? [...said, `A team checkout sells ${summary.plan} for its members.`]
+      : said;
   const status = summary.subscription
     ? `<p class="muted">Provider status: <span id="org-status">${escapeHtml(summary.subscription.status)}</span></p>`
     : '';

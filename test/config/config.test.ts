@@ -57,6 +57,15 @@ describe('configuration', () => {
         ['team', 'price_sim_team'],
       ],
     );
+    assert.deepEqual(
+      config.catalog.map(({ tier, interval, price }) => `${tier}@${interval}=${price}`),
+      [
+        'pro@month=price_sim_pro',
+        'pro@year=price_sim_pro_year',
+        'team@month=price_sim_team',
+        'team@year=price_sim_team_year',
+      ],
+    );
     assert.equal(config.defaultPlan, 'pro');
     assert.equal(config.appUrl, 'http://127.0.0.1:8000');
     assert.deepEqual(config.allowedOrigins, ['http://127.0.0.1:8000']);

@@ -5,7 +5,8 @@
 // members, with a manager as the one who acts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { accountView, ORGANIZATION } from '../../src/dev/account-words.ts';
+import { accountView, ORGANIZATION, planChangeWords } from '../../src/dev/account-words.ts';
+import type { SubscriptionDetails } from '../../src/domain/billing/subscription-summary.ts';
 import type { SubscriptionState, SubscriptionStatus, User } from '../../src/domain/model.ts';
 
 const policy = {
@@ -143,6 +144,50 @@ describe('the account in words', () => {
     ]);
     for (const { status } of [withCard, cardless])
       assert.doesNotMatch(status.join(' '), /if there is a way to pay/);
+  });
+});
+
+describe('the interval and a change waiting for the period end in words', () => {
+  const details = (overrides: Partial<SubscriptionDetails>): SubscriptionDetails => ({
+    status: 'active',
+    plan: 'team',
+    interval: 'year',
+    trial_end: null,
+    current_period_end: '2027-06-01T00:00:00+00:00',
+    cancel_at: null,
+    cancel_at_period_end: false,
+    pending_change: null,
+    ...overrides,
+  });
+
+  test('how it is billed, then what it switches to and when', () => {
+    assert.deepEqual(planChangeWords(details({})), ['Billed yearly.']);
+    assert.deepEqual(
+      planChangeWords(
+        details({
+          pending_change: {
+            plan: 'pro',
+            interval: 'month',
+            effective_at: '2027-06-01T00:00:00+00:00',
+          },
+        }),
+      ),
+      ['Billed yearly.', 'Switches to pro, monthly, on 2027-06-01 00:00 UTC.'],
+    );
+  });
+
+  test('nothing for no subscription or an ended one; a price not sold said so', () => {
+    assert.deepEqual(planChangeWords(null), []);
+    assert.deepEqual(planChangeWords(details({ status: 'canceled' })), []);
+    assert.deepEqual(
+      planChangeWords(
+        details({
+          interval: null,
+          pending_change: { plan: null, interval: null, effective_at: '2027-06-01T00:00:00Z' },
+        }),
+      ),
+      ['Switches to a plan this service does not sell, on 2027-06-01 00:00 UTC.'],
+    );
   });
 });
 

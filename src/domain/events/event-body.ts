@@ -13,7 +13,15 @@ export type EventData =
   | { type: 'tier.changed'; data: { from: string; to: string; reason: string } }
   | { type: 'payment.failed'; data: { grace_until: string } }
   | { type: 'trial.will_end'; data: { trial_end: string } }
-  | { type: 'seats.changed'; data: { from: number; to: number } };
+  | { type: 'seats.changed'; data: { from: number; to: number } }
+  | { type: 'change.scheduled'; data: { pending_change: ScheduledChange } };
+
+/** A change a subscription's schedule makes at the period's end, as GET /billing/subscription says it. */
+export interface ScheduledChange {
+  plan: string | null;
+  interval: 'month' | 'year' | null;
+  effective_at: string;
+}
 
 /** An id without dots (the signed content joins id, time and body with them). */
 export const newEventId = (): string => `msg_${crypto.randomUUID().replaceAll('-', '')}`;

@@ -6,8 +6,7 @@
 import type { SubjectRef } from '../model.ts';
 import type { Outbox } from '../ports/outbox.ts';
 import type { Store } from '../ports/store.ts';
-import type { TierPolicy } from '../billing/tier.ts';
-import { announceChanges } from './tier-watch.ts';
+import { announceChanges, type EventPolicy } from './tier-watch.ts';
 
 /** Looked at twice a minute, so a change is recorded well within the minute. */
 export const TIER_CLOCK_EVERY_MS = 30_000;
@@ -16,7 +15,7 @@ const BATCH = 500;
 export interface TierClockDeps {
   store: Store;
   outbox: Outbox;
-  policy: TierPolicy;
+  policy: EventPolicy;
   clock?: () => Date;
 }
 

@@ -1,14 +1,21 @@
 // One place finds every change the application must be told of: each transaction that writes a
-// subscription runs through this watch, which notes the subjects whose subscriptions it wrote and,
-// before the commit, compares what each one's tier (by the one tier function), seats and payment
-// failure are now with what it was last told. A difference becomes events, in the same
-// transaction: a rollback sends nothing, and a redelivered provider event finds nothing new to tell.
-import type { SubjectRef, SubscriptionState } from '../model.ts';
+// subscription or its pending change runs through this watch, which notes the subjects it wrote
+// (written-subjects.ts) and, before the commit, compares what each one's tier (by the one tier
+// function), seats, payment failure and scheduled change are now with what it was last told. A
+// difference becomes events, in the same transaction: a rollback sends nothing, and a redelivered
+// provider event finds nothing new to tell.
+import type { PendingChange, SubjectRef, SubscriptionState } from '../model.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../ports/outbox.ts';
-import type { Repositories, SubscriptionsRepository } from '../ports/store.ts';
-import { FREE_TIER, isLive, tierOf, type TierPolicy } from '../billing/tier.ts';
-import { draftEvent, type EventSubject } from './event-body.ts';
+import type { Repositories } from '../ports/store.ts';
+import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';
+import { draftEvent, type EventSubject, type ScheduledChange } from './event-body.ts';
 import { tierReason, type TierCause } from './tier-reason.ts';
+import { keyOf, watchedRepositories, Written } from './written-subjects.ts';
+
+/** The tier policy, with the interval BILLING_PRICES gives each price, for `change.scheduled`. */
+export interface EventPolicy extends TierPolicy {
+  intervalByPrice: ReadonlyMap<string, 'month' | 'year'>;
+}
 
 /** Runs a transaction's work on repositories it watches, and records what it saw before the commit. */
 export type TransactionWatch = <T>(
@@ -19,7 +26,7 @@ export type TransactionWatch = <T>(
 
 /** The outbox of a transaction whose events go nowhere. */
 const NOWHERE: OutboxRepository = {
-  lockOrCreateAnnounced: async () => ({ tier: null, seats: null, paymentFailedAt: null }),
+  lockOrCreateAnnounced: async () => ({ ...NOTHING, tier: null }),
   wasTold: async () => true,
   subscriptionOwner: async () => null,
   announce: async () => {},
@@ -29,62 +36,12 @@ const NOWHERE: OutboxRepository = {
 /** No destination for events: nothing watched, nothing recorded. */
 export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: NOWHERE });
 
-const keyOf = (ref: SubjectRef) => `${ref.type}:${ref.id}`;
-
-/** The subjects a transaction wrote subscriptions of. */
-class Written {
-  readonly subjects = new Map<string, { ref: SubjectRef; firstStored: boolean }>();
-  /**
-   * What each subject never told its tier was before this transaction's first write of it (null:
-   * it was told), so that the change the write makes is told.
-   */
-  readonly untoldBefore = new Map<string, Announced | null>();
-
-  add(ref: SubjectRef, firstStored: boolean): void {
-    const known = this.subjects.get(keyOf(ref));
-    this.subjects.set(keyOf(ref), {
-      ref,
-      firstStored: firstStored || (known?.firstStored ?? false),
-    });
-  }
-}
-
-function watched(tx: Repositories, written: Written, look: Omit<Look, 'untoldBefore'>) {
-  const subscriptions = tx.subscriptions;
-  const noteBefore = async (ref: SubjectRef) => {
-    if (written.untoldBefore.has(keyOf(ref))) return;
-    const told = await tx.outbox.wasTold(ref);
-    written.untoldBefore.set(keyOf(ref), told ? null : (await lookUp(tx, ref, look)).now);
-  };
-  const watching: SubscriptionsRepository = {
-    ...subscriptions,
-    async insert(state) {
-      await noteBefore(state.owner);
-      const stored = await subscriptions.insert(state);
-      if (stored) written.add(state.owner, true);
-      return stored;
-    },
-    async update(state) {
-      await noteBefore(state.owner);
-      await subscriptions.update(state);
-      written.add(state.owner, false);
-    },
-    async updateIfAsOfBelow(state) {
-      const owner = await tx.outbox.subscriptionOwner(state.id);
-      if (owner !== null) await noteBefore(owner);
-      const write = await subscriptions.updateIfAsOfBelow(state);
-      if (write.written && owner !== null) written.add(owner, false);
-      return write;
-    },
-  };
-  return watching;
-}
-
-export function tierWatch(policy: TierPolicy, clock = () => new Date()): TransactionWatch {
+export function tierWatch(policy: EventPolicy, clock = () => new Date()): TransactionWatch {
   return async (tx, work, cause) => {
     const written = new Written();
-    const before = { policy, cause, firstStored: false, now: clock() };
-    const result = await work({ ...tx, subscriptions: watched(tx, written, before) });
+    const readNow = async (ref: SubjectRef) =>
+      (await lookUp(tx, ref, { policy, now: clock() })).now;
+    const result = await work(watchedRepositories(tx, written, readNow));
     // Locked in one order, so two transactions writing the same subjects never wait on each other.
     const subjects = [...written.subjects.values()].sort((a, b) =>
       keyOf(a.ref).localeCompare(keyOf(b.ref)),
@@ -98,7 +55,7 @@ export function tierWatch(policy: TierPolicy, clock = () => new Date()): Transac
 }
 
 export interface Look {
-  policy: TierPolicy;
+  policy: EventPolicy;
   cause: TierCause | null;
   /** The deciding subscription was stored for the first time now (a checkout, not a resumption). */
   firstStored: boolean;
@@ -115,6 +72,7 @@ export interface Look {
 function presentState(
   subject: SubjectRef,
   deciding: SubscriptionState | null,
+  pendingChange: PendingChange | null,
   look: Pick<Look, 'policy' | 'now'>,
 ): Announced {
   const live = deciding !== null && isLive(deciding.status);
@@ -122,10 +80,17 @@ function presentState(
     tier: tierOf(deciding, look.policy, look.now),
     seats: subject.type === 'organization' && live ? deciding.quantity : null,
     paymentFailedAt: deciding?.status === 'past_due' ? deciding.paymentFailedAt : null,
+    pendingChange: live ? pendingChange : null,
   };
 }
 
-const NOTHING: Announced = { tier: FREE_TIER, seats: null, paymentFailedAt: null };
+/** A subject with nothing: free, no seats, no failure, no change ahead. */
+const NOTHING: Announced = {
+  tier: FREE_TIER,
+  seats: null,
+  paymentFailedAt: null,
+  pendingChange: null,
+};
 
 /** The subject as events name it, the subscription deciding its tier, and what it is now. */
 async function lookUp(tx: Repositories, ref: SubjectRef, look: Pick<Look, 'policy' | 'now'>) {
@@ -133,15 +98,28 @@ async function lookUp(tx: Repositories, ref: SubjectRef, look: Pick<Look, 'polic
     ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
   if (account === null) return { subject: null, deciding: null, now: NOTHING };
   const deciding = account.subscription;
+  const pending = deciding === null ? null : await tx.pendingChanges.of(deciding.id);
   const subject: EventSubject = {
     type: ref.type,
     id: ref.id,
     idp_id: 'idpId' in account ? account.idpId : account.idpOrgId,
   };
-  return { subject, deciding, now: presentState(ref, deciding, look) };
+  return { subject, deciding, now: presentState(ref, deciding, pending, look) };
 }
 
 const sameTime = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
+
+const samePending = (a: PendingChange | null, b: PendingChange | null) =>
+  a?.priceId === b?.priceId && sameTime(a?.effectiveAt ?? null, b?.effectiveAt ?? null);
+
+const scheduledChange = (
+  { priceId, effectiveAt }: PendingChange,
+  policy: EventPolicy,
+): ScheduledChange => ({
+  plan: tierOfPrice(priceId, policy),
+  interval: policy.intervalByPrice.get(priceId) ?? null,
+  effective_at: effectiveAt.toISOString(),
+});
 
 /** The events that tell the change from `before` to `now`. */
 function draftChanges(
@@ -168,6 +146,11 @@ function draftChanges(
   }
   if (now.seats !== null && before.seats !== null && now.seats !== before.seats)
     event({ type: 'seats.changed', data: { from: before.seats, to: now.seats } });
+  if (now.pendingChange !== null && !samePending(now.pendingChange, before.pendingChange))
+    event({
+      type: 'change.scheduled',
+      data: { pending_change: scheduledChange(now.pendingChange, look.policy) },
+    });
   return events;
 }
 
@@ -189,7 +172,8 @@ export async function announceChanges(
   const changed =
     now.tier !== told.tier ||
     now.seats !== told.seats ||
-    !sameTime(now.paymentFailedAt, told.paymentFailedAt);
+    !sameTime(now.paymentFailedAt, told.paymentFailedAt) ||
+    !samePending(now.pendingChange, told.pendingChange);
   if (changed) await tx.outbox.announce(ref, now, events, look.now);
 }
 

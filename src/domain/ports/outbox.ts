@@ -1,12 +1,14 @@
 // Outbound events as the domain needs them stored: what each subject was last told, the events
 // written beside the change they report, and the deliveries a worker makes of them.
-import type { SubjectRef } from '../model.ts';
+import type { PendingChange, SubjectRef } from '../model.ts';
 
 /** What the application was last told of a subject; a null tier: not known (billed before events). */
 export interface Announced {
   tier: string | null;
   seats: number | null;
   paymentFailedAt: Date | null;
+  /** The change its subscription's schedule makes at the period's end; null when none. */
+  pendingChange: PendingChange | null;
 }
 
 /** An event to write: its id (the `webhook-id` of every attempt), its type and the exact body. */

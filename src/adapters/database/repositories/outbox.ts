@@ -1,5 +1,5 @@
 // The outbox inside a transaction: what each subject was last told (announced_subjects) and the
-// events written beside the change they report (migrations/012).
+// events written beside the change they report (migrations/012, 014).
 import type { SubjectRef } from '../../../domain/model.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../../../domain/ports/outbox.ts';
 import type { SqlClient } from '../sql-client.ts';
@@ -8,13 +8,15 @@ interface AnnouncedRow {
   tier: string | null;
   seats: number | null;
   payment_failed_at: Date | null;
+  pending_price_id: string | null;
+  pending_effective_at: Date | null;
 }
 
 // Locks the subject's row, made on first sight, in one statement: the row of a concurrent first
 // sight is waited for and read as it was committed.
 const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id) VALUES ($1, $2)
   ON CONFLICT (subject_type, subject_id) DO UPDATE SET subject_type = EXCLUDED.subject_type
-  RETURNING tier, seats, payment_failed_at`;
+  RETURNING tier, seats, payment_failed_at, pending_price_id, pending_effective_at`;
 
 const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id, type, body,
     created_at, retry_from, next_attempt_at)
@@ -23,7 +25,8 @@ const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id
   ORDER BY e.n`;
 
 const ANNOUNCE = `WITH told AS (
-    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9
+    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9,
+      pending_price_id = $10, pending_effective_at = $11
     WHERE subject_type = $1 AND subject_id = $2)
   ${INSERT_EVENTS}`;
 
@@ -45,8 +48,17 @@ const ownerRef = (row: { user_id: string | null; organization_id: string | null 
 export function outboxRepository(db: SqlClient): OutboxRepository {
   return {
     async lockOrCreateAnnounced(subject) {
-      const [row] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
-      return { tier: row!.tier, seats: row!.seats, paymentFailedAt: row!.payment_failed_at };
+      const [made] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
+      const row = made!; // the statement returns the row it inserted or locked
+      return {
+        tier: row.tier,
+        seats: row.seats,
+        paymentFailedAt: row.payment_failed_at,
+        pendingChange:
+          row.pending_price_id === null
+            ? null
+            : { priceId: row.pending_price_id, effectiveAt: new Date(row.pending_effective_at!) },
+      };
     },
     async wasTold(subject) {
       const rows = await db.query(
@@ -69,6 +81,8 @@ export function outboxRepository(db: SqlClient): OutboxRepository {
         state.tier,
         state.seats,
         state.paymentFailedAt,
+        state.pendingChange?.priceId ?? null,
+        state.pendingChange?.effectiveAt ?? null,
       ]);
     },
     async append(subject, events, now) {
