@@ -6,6 +6,7 @@ import {
   claimPath,
   duration,
   flag,
+  endpointUrl,
   httpUrl,
   list,
   oneOf,
@@ -158,7 +159,7 @@ export const ENVIRONMENT = Type.Object({
     description: 'the scope a token needs to report seat counts',
   }),
   APP_WEBHOOK_URL: Type.Optional(
-    httpUrl({ description: "the application's endpoint for outbound events" }),
+    endpointUrl({ description: "the application's endpoint for outbound events" }),
   ),
   APP_WEBHOOK_SECRET: Type.Optional(
     eventSecrets({

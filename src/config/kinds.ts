@@ -59,6 +59,23 @@ const isHttpUrl = (value: string): boolean =>
 export const httpUrl = (about: About<string>) =>
   Type.Refine(Type.String({ problem: 'must be an absolute http(s) URL', ...about }), isHttpUrl);
 
+const hasNoCredentials = (value: string): boolean =>
+  isHttpUrl(value) && new URL(value).username === '' && new URL(value).password === '';
+
+/**
+ * An http(s) URL with no user or password in it: they would travel, and be logged, with it. Its
+ * value is never repeated in a refusal, lest it hold them.
+ */
+export const endpointUrl = (about: About<string>) =>
+  Type.Refine(
+    Type.String({
+      problem: 'must be an absolute http(s) URL without a user or password',
+      secret: true,
+      ...about,
+    }),
+    hasNoCredentials,
+  );
+
 /** Comma-separated `item`s. */
 export const list = <Item extends TSchema>(
   item: Item,

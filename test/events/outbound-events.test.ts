@@ -7,6 +7,7 @@ import { createEventLedger } from '../../src/adapters/database/event-ledger.ts';
 import { createOutbox } from '../../src/adapters/database/outbox.ts';
 import { createHttpSender } from '../../src/adapters/events/http-sender.ts';
 import { applyListing } from '../../src/domain/billing/provider-listing.ts';
+import { syncUser } from '../../src/domain/billing/sync-user.ts';
 import { tierPolicy } from '../../src/composition.ts';
 import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
 import { announcePassedEnds } from '../../src/domain/events/tier-clock.ts';
@@ -14,6 +15,7 @@ import { forgetExpired } from '../../src/domain/schedule/retention.ts';
 import type { ProviderSubscription } from '../../src/domain/model.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
+import { payWhileUnreachable } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { orgBilling } from '../helpers/organizations.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
@@ -149,6 +151,13 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.equal(change!.verdict, 'repaired');
     await applyListing(deps, read);
     assert.deepEqual(await tierChanges(), [{ from: 'pro', to: 'free', reason: 'reconciled' }]);
+  });
+
+  test("an operator's sync-user storing what the provider says is told with reason operator", async () => {
+    await payWhileUnreachable(t, 'syd');
+    const { store, payments, logger } = t.composition;
+    await syncUser({ store, payments, policy: tierPolicy(t.config), log: logger }, 'syd');
+    assert.deepEqual(await tierChanges(), [{ from: 'free', to: 'pro', reason: 'operator' }]);
   });
 
   test('a receiver answering 500, then 200, gets the same webhook-id and body twice', async () => {
@@ -293,6 +302,40 @@ describe(`outbound events (${databaseLabel})`, () => {
     );
   });
 
+  test("a resent event is retried afresh, 5 s first, and holds up none of its subject's newer events", async () => {
+    const user = await profileOf(t, 'rex');
+    const created = Math.floor(Date.now() / 1000);
+    const subscription = subscriptionObject({ metadata: { user_id: user.id } });
+    await deliver(t.app, eventOf('customer.subscription.created', subscription, { created }));
+    const w = worker('instance-a');
+    assert.equal(await w.deliverDue(), 1);
+    const [checkout] = await events();
+    assert.equal(
+      await createOutbox(t.composition.db, 'free').resend(checkout!.id, new Date()),
+      true,
+    );
+    receiver.answers.push(500);
+    assert.equal(await w.deliverDue(), 1);
+    const [retry] = await t.composition.db.query<{ next_attempt_at: Date }>(
+      'SELECT next_attempt_at FROM outbound_events WHERE id = $1',
+      [checkout!.id],
+    );
+    assert.ok(
+      retry!.next_attempt_at.getTime() - Date.now() < 10_000,
+      'the first wait, not the second',
+    );
+    const team = {
+      ...subscription,
+      items: subscriptionObject({ id: subscription.id, priceId: 'price_sim_team' }).items,
+    };
+    await deliver(t.app, eventOf('customer.subscription.updated', team, { created: created + 1 }));
+    assert.equal(await w.deliverDue(), 1);
+    assert.deepEqual(
+      receiver.arrivals.map((a) => `${a.payload.data.from}>${a.payload.data.to}`),
+      ['free>pro', 'free>pro', 'pro>team'],
+    );
+  });
+
   /** The tier clock's look, on a clock `aheadMs` ahead: what no provider event announces. */
   const clockLook = (aheadMs: number) =>
     announcePassedEnds(
@@ -407,6 +450,40 @@ describe(`outbound events (${databaseLabel})`, () => {
     const told = (await events()).filter((e) => e.type === 'trial.will_end');
     assert.equal(told.length, 1);
     assert.equal(JSON.parse(told[0]!.body).data.trial_end, new Date(trialEnd * 1000).toISOString());
+  });
+
+  test("a trial's notice waits for its subject's lock: an event being written meanwhile goes first", async () => {
+    const user = await profileOf(t, 'tia');
+    const trialing = subscriptionObject({
+      metadata: { user_id: user.id },
+      status: 'trialing',
+      trial_end: Math.floor(Date.now() / 1000) + 3 * 86_400,
+    });
+    await deliver(t.app, eventOf('customer.subscription.created', trialing));
+    await t.composition.db.query('DELETE FROM outbound_events');
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const writing = t.composition.db.transaction(async (tx) => {
+      await tx.query(
+        "SELECT 1 FROM announced_subjects WHERE subject_type = 'user' AND subject_id = $1 FOR UPDATE",
+        [user.id],
+      );
+      locked();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tx.query(
+        `INSERT INTO outbound_events (id, subject_type, subject_id, type, body, created_at,
+           retry_from, next_attempt_at) VALUES ('msg_written', 'user', $1, 'tier.changed', '{}',
+           now(), now(), now())`,
+        [user.id],
+      );
+    });
+    await isLocked;
+    const notice = deliver(t.app, eventOf('customer.subscription.trial_will_end', trialing));
+    await Promise.all([writing, notice]);
+    assert.deepEqual(
+      (await events()).map((e) => e.type),
+      ['tier.changed', 'trial.will_end'],
+    );
   });
 
   test("an organisation's tier and seats are told for the organisation, not for each member", async () => {

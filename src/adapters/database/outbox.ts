@@ -2,26 +2,34 @@
 // and resend, the counts, the tier clock's look, retention (migrations/012). One worker per event
 // across instances rests on the claim: one statement that takes a lease of the rows it finds,
 // skipping the rows another claim holds locked (FOR UPDATE SKIP LOCKED).
+import type { SubjectRef } from '../../domain/model.ts';
 import type { ClaimedEvent, EventSummary, Outbox } from '../../domain/ports/outbox.ts';
 import type { SqlClient } from './sql-client.ts';
 import { deleteInBatches } from './batch-delete.ts';
+import { DECIDING_SUBSCRIPTION } from './repositories/rows.ts';
 
 // The oldest pending event of each subject that is due and held by nobody. A subject's next event
 // waits while an earlier one is pending, so events of one subject arrive in order; other subjects
-// go on meanwhile.
+// go on meanwhile. A resent event (retried from later than its creation) is a copy of one already
+// delivered or given up: it neither waits nor holds up the others. `retry` is the attempt's number
+// since its retries started, counted by the attempts recorded since then when resent.
 const CLAIM = `WITH due AS (
     SELECT e.seq FROM outbound_events e
     WHERE e.state = 'pending' AND e.next_attempt_at <= $1
       AND (e.lease_until IS NULL OR e.lease_until <= $1)
-      AND NOT EXISTS (SELECT 1 FROM outbound_events p WHERE p.state = 'pending'
-        AND p.subject_type = e.subject_type AND p.subject_id = e.subject_id AND p.seq < e.seq)
+      AND (e.retry_from > e.created_at OR NOT EXISTS (SELECT 1 FROM outbound_events p
+        WHERE p.state = 'pending' AND p.retry_from = p.created_at
+          AND p.subject_type = e.subject_type AND p.subject_id = e.subject_id AND p.seq < e.seq))
     ORDER BY e.next_attempt_at, e.seq
     LIMIT $4
     FOR UPDATE SKIP LOCKED)
   UPDATE outbound_events e SET lease_holder = $2,
     lease_until = $1::timestamptz + $3::int * interval '1 millisecond', attempts = e.attempts + 1
   FROM due WHERE e.seq = due.seq
-  RETURNING e.id, e.body, e.attempts, e.retry_from`;
+  RETURNING e.id, e.body, e.attempts, e.retry_from,
+    CASE WHEN e.retry_from = e.created_at THEN e.attempts
+      ELSE 1 + (SELECT count(*)::int FROM outbound_deliveries d
+        WHERE d.event_id = e.id AND d.attempted_at >= e.retry_from) END AS retry`;
 
 const SETTLE = `WITH logged AS (
     INSERT INTO outbound_deliveries (event_id, attempt, attempted_at, status, duration_ms, answer)
@@ -63,36 +71,54 @@ const toSummary = (row: SummaryRow): EventSummary => ({
   last: row.answer === null ? null : { status: row.status, answer: row.answer },
 });
 
-// Subjects billed but never told (subscriptions written while no destination was configured), and
-// subjects told a paid tier whose live subscription's scheduled end or grace period has passed.
-const DUE_FOR_LOOK = `WITH owners AS (
-    SELECT CASE WHEN s.user_id IS NOT NULL THEN 'user' ELSE 'organization' END AS subject_type,
-      COALESCE(s.user_id, s.organization_id) AS subject_id, s.*
-    FROM subscriptions s)
-  SELECT subject_type, subject_id FROM announced_subjects WHERE tier IS NULL
-  UNION
-  SELECT o.subject_type, o.subject_id FROM owners o
-  WHERE NOT EXISTS (SELECT 1 FROM announced_subjects a
-    WHERE a.subject_type = o.subject_type AND a.subject_id = o.subject_id)
-  UNION
-  SELECT o.subject_type, o.subject_id FROM owners o
-  JOIN announced_subjects a ON a.subject_type = o.subject_type AND a.subject_id = o.subject_id
-  WHERE a.tier <> $3 AND o.status IN ('active', 'trialing', 'past_due')
-    AND (o.cancel_at <= $1 OR (o.cancel_at_period_end AND o.current_period_end <= $1)
-      OR (o.status = 'past_due' AND o.payment_failed_at + $2::int * interval '1 day' <= $1))
+const OWNERS = `SELECT CASE WHEN s.user_id IS NOT NULL THEN 'user' ELSE 'organization' END AS subject_type,
+    COALESCE(s.user_id, s.organization_id) AS subject_id, s.*
+  FROM subscriptions s`;
+
+// Subjects told a paid tier whose deciding subscription is live and its scheduled end or grace
+// period has passed. Only the deciding one: an older live one's end changes nothing.
+const PASSED_END_OF = (type: SubjectRef['type'], column: 'user_id' | 'organization_id') => `
+  SELECT '${type}' AS subject_type, c.${column} AS subject_id FROM subscriptions c
+  JOIN announced_subjects a ON a.subject_type = '${type}' AND a.subject_id = c.${column}
+  ${DECIDING_SUBSCRIPTION(column, `c.${column}`)}
+  WHERE s.id = c.id AND a.tier <> $3 AND c.status IN ('active', 'trialing', 'past_due')
+    AND (c.cancel_at <= $1 OR (c.cancel_at_period_end AND c.current_period_end <= $1)
+      OR (c.status = 'past_due' AND c.payment_failed_at + $2::int * interval '1 day' <= $1))`;
+const PASSED_ENDS = `${PASSED_END_OF('user', 'user_id')}
+  UNION ALL ${PASSED_END_OF('organization', 'organization_id')}
   LIMIT $4`;
+
+// Subjects never told their tier (left unknown by an upgrade, or billed while no destination was
+// configured), in the order of their keys, from after the key given.
+const UNTOLD = `WITH owners AS (${OWNERS}), untold AS (
+    SELECT subject_type, subject_id FROM announced_subjects WHERE tier IS NULL
+    UNION
+    SELECT o.subject_type, o.subject_id FROM owners o
+    WHERE NOT EXISTS (SELECT 1 FROM announced_subjects a
+      WHERE a.subject_type = o.subject_type AND a.subject_id = o.subject_id))
+  SELECT subject_type, subject_id FROM untold
+  WHERE $1::text IS NULL OR (subject_type, subject_id) > ($1::text, $2::uuid)
+  ORDER BY subject_type, subject_id
+  LIMIT $3`;
+
+type SubjectRow = { subject_type: 'user' | 'organization'; subject_id: string };
+const toRef = (row: SubjectRow): SubjectRef => ({ type: row.subject_type, id: row.subject_id });
 
 export function createOutbox(db: SqlClient, freeTier: string): Outbox {
   return {
     async claim(holder, now, leaseMs, limit) {
-      const rows = await db.query<{ id: string; body: string; attempts: number; retry_from: Date }>(
-        CLAIM,
-        [now, holder, leaseMs, limit],
-      );
+      const rows = await db.query<{
+        id: string;
+        body: string;
+        attempts: number;
+        retry_from: Date;
+        retry: number;
+      }>(CLAIM, [now, holder, leaseMs, limit]);
       return rows.map((row): ClaimedEvent => ({
         id: row.id,
         body: row.body,
         attempt: row.attempts,
+        retry: row.retry,
         retryFrom: row.retry_from,
       }));
     },
@@ -113,9 +139,11 @@ export function createOutbox(db: SqlClient, freeTier: string): Outbox {
       return (await db.query<SummaryRow>(LIST(failed), [limit])).map(toSummary);
     },
     async resend(eventId, now) {
+      // A pending event is tried now, keeping its place; a settled one is retried afresh, out of line.
       const rows = await db.query(
-        `UPDATE outbound_events SET state = 'pending', retry_from = $2, next_attempt_at = $2,
-           settled_at = NULL WHERE id = $1 RETURNING 1`,
+        `UPDATE outbound_events SET state = 'pending', next_attempt_at = $2, settled_at = NULL,
+           retry_from = CASE WHEN state = 'pending' THEN retry_from ELSE $2 END
+         WHERE id = $1 RETURNING 1`,
         [eventId, now],
       );
       return rows.length > 0;
@@ -142,12 +170,17 @@ export function createOutbox(db: SqlClient, freeTier: string): Outbox {
           oldest === null ? 0 : Math.max(0, (now.getTime() - oldest.getTime()) / 1000),
       };
     },
-    async dueForLook(now, graceDays, limit) {
-      const rows = await db.query<{ subject_type: 'user' | 'organization'; subject_id: string }>(
-        DUE_FOR_LOOK,
-        [now, graceDays, freeTier, limit],
-      );
-      return rows.map((row) => ({ type: row.subject_type, id: row.subject_id }));
+    async passedEnds(now, graceDays, limit) {
+      const rows = await db.query<SubjectRow>(PASSED_ENDS, [now, graceDays, freeTier, limit]);
+      return rows.map(toRef);
+    },
+    async untold(after, limit) {
+      const rows = await db.query<SubjectRow>(UNTOLD, [
+        after?.type ?? null,
+        after?.id ?? null,
+        limit,
+      ]);
+      return rows.map(toRef);
     },
     forgetSettled: (before, signal) =>
       deleteInBatches(

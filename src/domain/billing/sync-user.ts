@@ -38,7 +38,10 @@ export async function syncUser(deps: SyncUserDeps, idpId: string): Promise<SyncU
     return { idpId, customerId: null, subscriptions: [], tierBefore, tierAfter: tierBefore };
   }
   const customerId = user.paymentsCustomerId;
-  const changes = await applyCustomerListing(deps, customerId, { sleep: deps.sleep });
+  const changes = await applyCustomerListing(deps, customerId, {
+    cause: 'operator',
+    sleep: deps.sleep,
+  });
   const after = await deps.store.users.findById(user.id);
   return {
     idpId,

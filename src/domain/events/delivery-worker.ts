@@ -80,7 +80,7 @@ export class DeliveryWorker {
       ? ({ state: 'delivered' } as const)
       : this.closing.signal.aborted
         ? ({ state: 'pending', at: this.now() } as const)
-        : afterFailure(event.attempt, event.retryFrom, this.now());
+        : afterFailure(event.retry, event.retryFrom, this.now());
     if (!delivered)
       this.deps.log.warn(
         { event: event.id, attempt: event.attempt, status, next: outcome },

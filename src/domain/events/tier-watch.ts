@@ -10,7 +10,7 @@ import type { Repositories } from '../ports/store.ts';
 import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';
 import { draftEvent, type EventSubject, type ScheduledChange } from './event-body.ts';
 import { tierReason, type TierCause } from './tier-reason.ts';
-import { watchedRepositories, Written } from './written-subjects.ts';
+import { keyOf, watchedRepositories, Written } from './written-subjects.ts';
 
 /** The tier policy, with the interval BILLING_PRICES gives each price, for `change.scheduled`. */
 export interface EventPolicy extends TierPolicy {
@@ -26,8 +26,9 @@ export type TransactionWatch = <T>(
 
 /** The outbox of a transaction whose events go nowhere. */
 const NOWHERE: OutboxRepository = {
-  lockAnnounced: async () => null,
-  ownerOf: async () => null,
+  lockOrCreateAnnounced: async () => ({ ...NOTHING, tier: null }),
+  wasTold: async () => true,
+  subscriptionOwner: async () => null,
   announce: async () => {},
   append: async () => {},
 };
@@ -38,17 +39,17 @@ export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: N
 export function tierWatch(policy: EventPolicy, clock = () => new Date()): TransactionWatch {
   return async (tx, work, cause) => {
     const written = new Written();
-    const result = await work(watchedRepositories(tx, written));
-    for (const id of written.byId) {
-      const owner = await tx.outbox.ownerOf(id);
-      if (owner !== null) written.add(owner, false);
-    }
+    const readNow = async (ref: SubjectRef) =>
+      (await lookUp(tx, ref, { policy, now: clock() })).now;
+    const result = await work(watchedRepositories(tx, written, readNow));
     // Locked in one order, so two transactions writing the same subjects never wait on each other.
     const subjects = [...written.subjects.values()].sort((a, b) =>
-      `${a.ref.type}:${a.ref.id}`.localeCompare(`${b.ref.type}:${b.ref.id}`),
+      keyOf(a.ref).localeCompare(keyOf(b.ref)),
     );
-    for (const { ref, firstStored } of subjects)
-      await announceChanges(tx, ref, { policy, cause, firstStored, now: clock() });
+    for (const { ref, firstStored } of subjects) {
+      const untoldBefore = written.untoldBefore.get(keyOf(ref)) ?? null;
+      await announceChanges(tx, ref, { policy, cause, firstStored, untoldBefore, now: clock() });
+    }
     return result;
   };
 }
@@ -58,6 +59,12 @@ export interface Look {
   cause: TierCause | null;
   /** The deciding subscription was stored for the first time now (a checkout, not a resumption). */
   firstStored: boolean;
+  /**
+   * For a subject never told its tier: what it was before this transaction wrote it, the start of
+   * the change to tell. Null: nothing written (the clock's look), so what it is now is recorded
+   * without an event.
+   */
+  untoldBefore: Announced | null;
   now: Date;
 }
 
@@ -66,7 +73,7 @@ function presentState(
   subject: SubjectRef,
   deciding: SubscriptionState | null,
   pendingChange: PendingChange | null,
-  look: Look,
+  look: Pick<Look, 'policy' | 'now'>,
 ): Announced {
   const live = deciding !== null && isLive(deciding.status);
   return {
@@ -75,6 +82,29 @@ function presentState(
     paymentFailedAt: deciding?.status === 'past_due' ? deciding.paymentFailedAt : null,
     pendingChange: live ? pendingChange : null,
   };
+}
+
+/** A subject with nothing: free, no seats, no failure, no change ahead. */
+const NOTHING: Announced = {
+  tier: FREE_TIER,
+  seats: null,
+  paymentFailedAt: null,
+  pendingChange: null,
+};
+
+/** The subject as events name it, the subscription deciding its tier, and what it is now. */
+async function lookUp(tx: Repositories, ref: SubjectRef, look: Pick<Look, 'policy' | 'now'>) {
+  const account =
+    ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
+  if (account === null) return { subject: null, deciding: null, now: NOTHING };
+  const deciding = account.subscription;
+  const pending = deciding === null ? null : await tx.pendingChanges.of(deciding.id);
+  const subject: EventSubject = {
+    type: ref.type,
+    id: ref.id,
+    idp_id: 'idpId' in account ? account.idpId : account.idpOrgId,
+  };
+  return { subject, deciding, now: presentState(ref, deciding, pending, look) };
 }
 
 const sameTime = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
@@ -91,6 +121,39 @@ const scheduledChange = (
   effective_at: effectiveAt.toISOString(),
 });
 
+/** The events that tell the change from `before` to `now`. */
+function draftChanges(
+  subject: EventSubject,
+  before: Announced,
+  now: Announced,
+  deciding: SubscriptionState | null,
+  look: Look,
+): EventDraft[] {
+  const events: EventDraft[] = [];
+  const event = (e: Parameters<typeof draftEvent>[1]) =>
+    events.push(draftEvent(subject, e, look.now));
+  if (now.paymentFailedAt !== null && !sameTime(now.paymentFailedAt, before.paymentFailedAt))
+    event({
+      type: 'payment.failed',
+      data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
+    });
+  if (now.tier !== before.tier) {
+    const step = { from: before.tier!, to: now.tier!, deciding, firstStored: look.firstStored };
+    event({
+      type: 'tier.changed',
+      data: { from: step.from, to: step.to, reason: tierReason(step, look.cause, look.now) },
+    });
+  }
+  if (now.seats !== null && before.seats !== null && now.seats !== before.seats)
+    event({ type: 'seats.changed', data: { from: before.seats, to: now.seats } });
+  if (now.pendingChange !== null && !samePending(now.pendingChange, before.pendingChange))
+    event({
+      type: 'change.scheduled',
+      data: { pending_change: scheduledChange(now.pendingChange, look.policy) },
+    });
+  return events;
+}
+
 /**
  * Compares the subject's present state with what it was last told (under that record's lock, so
  * changes of one subject are told one at a time, in order) and writes the events of the
@@ -101,49 +164,12 @@ export async function announceChanges(
   ref: SubjectRef,
   look: Look,
 ): Promise<void> {
-  const told = await tx.outbox.lockAnnounced(ref);
-  const account =
-    ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
-  if (account === null) return;
-  const deciding = account.subscription;
-  const pending = deciding === null ? null : await tx.pendingChanges.of(deciding.id);
-  const now = presentState(ref, deciding, pending, look);
-  const subject: EventSubject = {
-    type: ref.type,
-    id: ref.id,
-    idp_id: 'idpId' in account ? account.idpId : account.idpOrgId,
-  };
-  // Never told (a subject billed before events were recorded): what it is now, without an event.
-  const events: EventDraft[] = [];
-  const event = (e: Parameters<typeof draftEvent>[1]) =>
-    events.push(draftEvent(subject, e, look.now));
-  const before =
-    told === null
-      ? { tier: FREE_TIER, seats: null, paymentFailedAt: null, pendingChange: null }
-      : told;
-  if (before.tier !== null) {
-    if (now.paymentFailedAt !== null && !sameTime(now.paymentFailedAt, before.paymentFailedAt))
-      event({
-        type: 'payment.failed',
-        data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
-      });
-    if (now.tier !== before.tier) {
-      const step = { from: before.tier, to: now.tier!, deciding, firstStored: look.firstStored };
-      event({
-        type: 'tier.changed',
-        data: { from: step.from, to: step.to, reason: tierReason(step, look.cause, look.now) },
-      });
-    }
-    if (now.seats !== null && before.seats !== null && now.seats !== before.seats)
-      event({ type: 'seats.changed', data: { from: before.seats, to: now.seats } });
-    if (now.pendingChange !== null && !samePending(now.pendingChange, before.pendingChange))
-      event({
-        type: 'change.scheduled',
-        data: { pending_change: scheduledChange(now.pendingChange, look.policy) },
-      });
-  }
+  const told = await tx.outbox.lockOrCreateAnnounced(ref);
+  const { subject, deciding, now } = await lookUp(tx, ref, look);
+  if (subject === null) return;
+  const before = told.tier !== null ? told : look.untoldBefore;
+  const events = before === null ? [] : draftChanges(subject, before, now, deciding, look);
   const changed =
-    told === null ||
     now.tier !== told.tier ||
     now.seats !== told.seats ||
     !sameTime(now.paymentFailedAt, told.paymentFailedAt) ||

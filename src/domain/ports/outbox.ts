@@ -22,14 +22,16 @@ export interface EventDraft {
 export interface OutboxRepository {
   /**
    * The subject's announced state, locked until the transaction ends, so that two transactions
-   * changing one subject take turns; null when the subject was never announced (nothing stored).
+   * changing one subject take turns; its record is made on first sight, with a null tier.
    */
-  lockAnnounced(subject: SubjectRef): Promise<Announced | null>;
+  lockOrCreateAnnounced(subject: SubjectRef): Promise<Announced>;
+  /** Whether the subject was ever told its tier (read without a lock). */
+  wasTold(subject: SubjectRef): Promise<boolean>;
   /** Who pays for the stored subscription; null when none is stored. */
-  ownerOf(subscriptionId: string): Promise<SubjectRef | null>;
+  subscriptionOwner(subscriptionId: string): Promise<SubjectRef | null>;
   /** Stores what the subject is told now, and the events that tell it, in the order given. */
   announce(subject: SubjectRef, state: Announced, events: EventDraft[], now: Date): Promise<void>;
-  /** Writes events that change nothing the subject was told (a notice, such as a trial ending soon). */
+  /** Writes events that change nothing the subject was told (a notice: a trial ending soon), under its lock. */
   append(subject: SubjectRef, events: EventDraft[], now: Date): Promise<void>;
 }
 
@@ -39,6 +41,8 @@ export interface ClaimedEvent {
   body: string;
   /** This attempt's number, from 1. */
   attempt: number;
+  /** This attempt's number since its retries started (the creation or the last resend), from 1. */
+  retry: number;
   /** When its retries started: the event's creation, or the last resend. */
   retryFrom: Date;
 }
@@ -91,11 +95,16 @@ export interface Outbox {
     outcome: Outcome,
   ): Promise<void>;
   list(options: { failed: boolean; limit: number }): Promise<EventSummary[]>;
-  /** Sends an event again from now (delivered or failed ones too); false when there is no such event. */
+  /**
+   * Sends an event again from now: a delivered or failed one with retries started afresh, apart
+   * from the subject's queue; a pending one at once, in its place. False when there is no such event.
+   */
   resend(eventId: string, now: Date): Promise<boolean>;
   counts(now: Date): Promise<OutboxCounts>;
-  /** Subjects the clock should look at: never announced though billed, or told a paid tier that an end passed since. */
-  dueForLook(now: Date, graceDays: number, limit: number): Promise<SubjectRef[]>;
+  /** Subjects told a paid tier whose live subscription's end or grace period has passed. */
+  passedEnds(now: Date, graceDays: number, limit: number): Promise<SubjectRef[]>;
+  /** Subjects never told their tier, though billed or left unknown, in key order after `after`. */
+  untold(after: SubjectRef | null, limit: number): Promise<SubjectRef[]>;
   /** Deletes events delivered or given up before `before`, with their attempts; resolves to how many. */
   forgetSettled(before: Date, signal: AbortSignal): Promise<number>;
 }

@@ -53,28 +53,28 @@ export interface NamedSubject {
   orgId: string | null;
 }
 
-/** Who an event's subscription or session belongs to. */
-export interface EventSubject {
+/** Who an event's subscription or session belongs to: who pays for it. */
+export interface PayingSubject {
   ref: SubjectRef;
   /** The user's idp_id, or the organisation's idp_org_id, for logs and operators. */
   idpId: string;
   paymentsCustomerId: string | null;
 }
 
-const ofUser = (user: User): EventSubject => ({
+const ofUser = (user: User): PayingSubject => ({
   ref: { type: 'user', id: user.id },
   idpId: user.idpId,
   paymentsCustomerId: user.paymentsCustomerId,
 });
 
-const ofOrganization = (organization: Organization): EventSubject => ({
+const ofOrganization = (organization: Organization): PayingSubject => ({
   ref: { type: 'organization', id: organization.id },
   idpId: organization.idpOrgId,
   paymentsCustomerId: organization.paymentsCustomerId,
 });
 
 /** The subject the customer is linked to: a user's or an organisation's customer, never both. */
-async function linkedTo(tx: ApplyContext['tx'], customerId: string): Promise<EventSubject | null> {
+async function linkedTo(tx: ApplyContext['tx'], customerId: string): Promise<PayingSubject | null> {
   const user = await tx.users.findByCustomerId(customerId);
   if (user !== null) return ofUser(user);
   const organization = await tx.organizations.findByCustomerId(customerId);
@@ -82,7 +82,7 @@ async function linkedTo(tx: ApplyContext['tx'], customerId: string): Promise<Eve
 }
 
 /** The subject our own id in the event names: an organisation's first, as its sessions name only it. */
-async function namedBy(tx: ApplyContext['tx'], named: NamedSubject): Promise<EventSubject | null> {
+async function namedBy(tx: ApplyContext['tx'], named: NamedSubject): Promise<PayingSubject | null> {
   if (named.orgId !== null && UUID.test(named.orgId)) {
     const organization = await tx.organizations.findById(named.orgId);
     if (organization !== null) return ofOrganization(organization);
@@ -102,7 +102,7 @@ export async function findEventSubject(
   ctx: Pick<ApplyContext, 'tx' | 'log'>,
   named: NamedSubject,
   customerId: string | null,
-): Promise<EventSubject | null> {
+): Promise<PayingSubject | null> {
   const linked = customerId !== null ? await linkedTo(ctx.tx, customerId) : null;
   if (linked === null) return namedBy(ctx.tx, named);
   const namedId = linked.ref.type === 'user' ? named.userId : named.orgId;

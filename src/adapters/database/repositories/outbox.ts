@@ -10,15 +10,13 @@ interface AnnouncedRow {
   payment_failed_at: Date | null;
   pending_price_id: string | null;
   pending_effective_at: Date | null;
-  created: boolean;
 }
 
 // Locks the subject's row, made on first sight, in one statement: the row of a concurrent first
 // sight is waited for and read as it was committed.
 const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id) VALUES ($1, $2)
   ON CONFLICT (subject_type, subject_id) DO UPDATE SET subject_type = EXCLUDED.subject_type
-  RETURNING tier, seats, payment_failed_at, pending_price_id, pending_effective_at,
-    (xmax = 0) AS created`;
+  RETURNING tier, seats, payment_failed_at, pending_price_id, pending_effective_at`;
 
 const INSERT_EVENTS = `INSERT INTO outbound_events (id, subject_type, subject_id, type, body,
     created_at, retry_from, next_attempt_at)
@@ -49,9 +47,9 @@ const ownerRef = (row: { user_id: string | null; organization_id: string | null 
 
 export function outboxRepository(db: SqlClient): OutboxRepository {
   return {
-    async lockAnnounced(subject) {
-      const [row] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
-      if (row === undefined || row.created) return null;
+    async lockOrCreateAnnounced(subject) {
+      const [made] = await db.query<AnnouncedRow>(LOCK_ANNOUNCED, [subject.type, subject.id]);
+      const row = made!; // the statement returns the row it inserted or locked
       return {
         tier: row.tier,
         seats: row.seats,
@@ -62,7 +60,15 @@ export function outboxRepository(db: SqlClient): OutboxRepository {
             : { priceId: row.pending_price_id, effectiveAt: new Date(row.pending_effective_at!) },
       };
     },
-    async ownerOf(subscriptionId) {
+    async wasTold(subject) {
+      const rows = await db.query(
+        `SELECT 1 FROM announced_subjects
+         WHERE subject_type = $1 AND subject_id = $2 AND tier IS NOT NULL`,
+        [subject.type, subject.id],
+      );
+      return rows.length > 0;
+    },
+    async subscriptionOwner(subscriptionId) {
       const [row] = await db.query<{ user_id: string | null; organization_id: string | null }>(
         'SELECT user_id, organization_id FROM subscriptions WHERE id = $1',
         [subscriptionId],
@@ -80,6 +86,8 @@ export function outboxRepository(db: SqlClient): OutboxRepository {
       ]);
     },
     async append(subject, events, now) {
+      // Under the subject's lock, as all its events, so they keep their order.
+      await db.query(LOCK_ANNOUNCED, [subject.type, subject.id]);
       await db.query(INSERT_EVENTS, eventParams(subject, events, now));
     },
   };
