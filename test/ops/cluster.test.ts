@@ -58,12 +58,17 @@ describe(`cluster mode, WEB_CONCURRENCY=2 (${onPostgres ? 'PostgreSQL' : 'embedd
       1,
     );
 
-    const workers = new Set(
-      service
-        .logged()
-        .filter((entry) => entry.msg === 'request completed' && entry.url === '/api/v1/users/me')
-        .map((entry) => entry.pid),
-    );
+    // Each worker writes its log in batches (at least every 100 ms): wait a moment for both.
+    const answeredBy = () =>
+      new Set(
+        service
+          .logged()
+          .filter((entry) => entry.msg === 'request completed' && entry.url === '/api/v1/users/me')
+          .map((entry) => entry.pid),
+      );
+    for (let i = 0; i < 20 && answeredBy().size < 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const workers = answeredBy();
     assert.equal(workers.size, 2, `answered by ${[...workers].join(', ')}`);
     assert.ok(!workers.has(service.child.pid), 'the primary answers nothing itself');
 
