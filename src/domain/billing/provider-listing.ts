@@ -81,9 +81,27 @@ async function decide(
       verdict = owner === null ? 'unlinked' : 'repaired';
     }
     changes.push({ subscription: next, before, verdict });
+    if (write) await storeSchedule(repos, next, readAt);
   }
   if (write) await repos.subscriptions.confirm(confirmed, readAt);
   return changes;
+}
+
+/**
+ * What the listing read of the schedule managing `listed` (a change pending, or none), as of the
+ * listing, under the ordering its events are stored by: for schedule events lost.
+ */
+async function storeSchedule(repos: Repositories, listed: ProviderSubscription, readAt: number) {
+  const { schedule } = listed;
+  if (schedule === undefined) return;
+  if (schedule === null) return repos.pendingChanges.clear(listed.id, readAt);
+  await repos.pendingChanges.record({
+    subscriptionId: listed.id,
+    scheduleId: schedule.id,
+    change: schedule.ended ? null : schedule.change,
+    ended: schedule.ended,
+    asOf: readAt,
+  });
 }
 
 /**

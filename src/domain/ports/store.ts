@@ -205,6 +205,8 @@ export interface PendingChangesRepository {
     ended: boolean;
     asOf: number;
   }): Promise<void>;
+  /** No schedule manages the subscription as of `asOf`: none pending, unless a newer event's is stored. */
+  clear(subscriptionId: string, asOf: number): Promise<void>;
   /** The change pending for the subscription; null when none is. */
   of(subscriptionId: string): Promise<PendingChange | null>;
 }
