@@ -217,4 +217,33 @@ describe(`a pending change (${databaseLabel})`, () => {
     await reconcile(operatorDeps(t));
     assert.equal((await summary('pending-lost')).subscription?.pending_change, null, 'released');
   });
+
+  test("two schedule events of one second that say otherwise: the provider's schedule decides", async () => {
+    const id = await subscribedToTeam('pending-tied');
+    await inPortal('pending-tied', 'switch', { subscription: id, price: 'price_sim_pro' });
+    const shown = await until(
+      () => summary('pending-tied'),
+      (s) => s.subscription?.pending_change !== null,
+    );
+    const scheduleId = String((await stripe.subscriptions.retrieve(id)).schedule);
+    const schedule = await stripe.subscriptionSchedules.retrieve(scheduleId);
+    const { as_of: asOf } = (
+      await t.composition.db.query<{ as_of: string }>(
+        'SELECT as_of FROM pending_changes WHERE subscription_id = $1',
+        [id],
+      )
+    )[0]!;
+    // Not the provider's: the same second, its next phase later than the schedule says.
+    const [current, next] = schedule.phases;
+    const other = {
+      ...schedule,
+      phases: [current, { ...next, start_date: next!.start_date + 60 }],
+    };
+    const response = await deliver(
+      t.app,
+      eventOf('subscription_schedule.updated', other, { created: Number(asOf) }),
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual((await summary('pending-tied')).subscription, shown.subscription);
+  });
 });

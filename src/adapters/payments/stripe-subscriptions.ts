@@ -48,7 +48,7 @@ function translatedEach(
 export async function retrieveSubscription(stripe: Stripe, id: string): Promise<SubscriptionRead> {
   const sentAt = readClock();
   try {
-    const subscription = await stripe.subscriptions.retrieve(id);
+    const subscription = await stripe.subscriptions.retrieve(id, { expand: ['schedule'] });
     return {
       value: translated(() => toProviderSubscription(subscription)),
       readAt: providerTime(subscription),

@@ -15,6 +15,7 @@ import {
 import { findEventSubject } from '../webhooks/context.ts';
 import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
 import { ordering } from '../webhooks/ordering.ts';
+import { storeSchedule } from '../webhooks/handlers/subscription-schedule.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
 
 /**
@@ -85,23 +86,6 @@ async function decide(
   }
   if (write) await repos.subscriptions.confirm(confirmed, readAt);
   return changes;
-}
-
-/**
- * What the listing read of the schedule managing `listed` (a change pending, or none), as of the
- * listing, under the ordering its events are stored by: for schedule events lost.
- */
-async function storeSchedule(repos: Repositories, listed: ProviderSubscription, readAt: number) {
-  const { schedule } = listed;
-  if (schedule === undefined) return;
-  if (schedule === null) return repos.pendingChanges.clear(listed.id, readAt);
-  await repos.pendingChanges.record({
-    subscriptionId: listed.id,
-    scheduleId: schedule.id,
-    change: schedule.ended ? null : schedule.change,
-    ended: schedule.ended,
-    asOf: readAt,
-  });
 }
 
 /**
