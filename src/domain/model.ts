@@ -62,6 +62,11 @@ export interface SubscriptionTerms {
 export interface ProviderSubscription extends SubscriptionTerms {
   metadataUserId: string | null;
   metadataOrgId: string | null;
+  /**
+   * The schedule managing it, when the read expanded it (a listing does); null: none manages it;
+   * absent: not read (an event names the schedule by id only).
+   */
+  schedule?: ScheduleEvent['schedule'] | null;
 }
 
 /** A subscription as stored: the provider's terms, who pays, and what the ordering guard needs. */

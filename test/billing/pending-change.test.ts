@@ -13,11 +13,18 @@ import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/
 import { databaseLabel } from '../helpers/database.ts';
 import { deliver, eventOf } from '../helpers/stripe-fixtures.ts';
 import { until } from '../helpers/browser.ts';
+import { operatorDeps } from '../helpers/cli.ts';
+import { reconcile } from '../../src/domain/billing/reconcile.ts';
+import { syncUser } from '../../src/domain/billing/sync-user.ts';
 
 interface Details {
   plan: string | null;
   interval: string | null;
   pending_change: { plan: string | null; interval: string | null; effective_at: string } | null;
+}
+interface PendingRow {
+  price_id: string | null;
+  effective_at: Date | null;
 }
 interface Summary {
   tier: string;
@@ -165,5 +172,78 @@ describe(`a pending change (${databaseLabel})`, () => {
       [id],
     );
     assert.equal((await summary('pending-moot')).subscription?.pending_change, null, 'time past');
+  });
+
+  /** The stored pending change as if the schedule's events since `stored` were lost. */
+  const lose = async (id: string, stored: Partial<PendingRow>) =>
+    t.composition.db.query(
+      `UPDATE pending_changes SET price_id = $2, effective_at = $3, as_of = as_of - 10, rank = 0
+       WHERE subscription_id = $1`,
+      [id, stored.price_id ?? null, stored.effective_at ?? null],
+    );
+  const storedRow = async (id: string) =>
+    (
+      await t.composition.db.query<PendingRow>(
+        'SELECT price_id, effective_at FROM pending_changes WHERE subscription_id = $1',
+        [id],
+      )
+    )[0]!;
+
+  test("a schedule's events lost: sync-user and the reconciliation read the schedule", async () => {
+    const id = await subscribedToTeam('pending-lost');
+    await inPortal('pending-lost', 'switch', { subscription: id, price: 'price_sim_pro' });
+    const shown = await until(
+      () => summary('pending-lost'),
+      (s) => s.subscription?.pending_change !== null,
+    );
+    const active = await storedRow(id);
+
+    await lose(id, {});
+    assert.equal((await summary('pending-lost')).subscription?.pending_change, null);
+    await syncUser(operatorDeps(t), 'pending-lost');
+    assert.deepEqual((await summary('pending-lost')).subscription, shown.subscription, 'sync-user');
+
+    await lose(id, {});
+    await reconcile(operatorDeps(t));
+    assert.deepEqual((await summary('pending-lost')).subscription, shown.subscription, 'reconcile');
+
+    await inPortal('pending-lost', 'keep-plan', { subscription: id });
+    await until(
+      () => summary('pending-lost'),
+      (s) => s.subscription?.pending_change === null,
+    );
+    await lose(id, active);
+    assert.notEqual((await summary('pending-lost')).subscription?.pending_change, null);
+    await reconcile(operatorDeps(t));
+    assert.equal((await summary('pending-lost')).subscription?.pending_change, null, 'released');
+  });
+
+  test("two schedule events of one second that say otherwise: the provider's schedule decides", async () => {
+    const id = await subscribedToTeam('pending-tied');
+    await inPortal('pending-tied', 'switch', { subscription: id, price: 'price_sim_pro' });
+    const shown = await until(
+      () => summary('pending-tied'),
+      (s) => s.subscription?.pending_change !== null,
+    );
+    const scheduleId = String((await stripe.subscriptions.retrieve(id)).schedule);
+    const schedule = await stripe.subscriptionSchedules.retrieve(scheduleId);
+    const { as_of: asOf } = (
+      await t.composition.db.query<{ as_of: string }>(
+        'SELECT as_of FROM pending_changes WHERE subscription_id = $1',
+        [id],
+      )
+    )[0]!;
+    // Not the provider's: the same second, its next phase later than the schedule says.
+    const [current, next] = schedule.phases;
+    const other = {
+      ...schedule,
+      phases: [current, { ...next, start_date: next!.start_date + 60 }],
+    };
+    const response = await deliver(
+      t.app,
+      eventOf('subscription_schedule.updated', other, { created: Number(asOf) }),
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual((await summary('pending-tied')).subscription, shown.subscription);
   });
 });

@@ -83,7 +83,16 @@ export function toProviderSubscription(subscription: SubscriptionJson): Provider
     createdAt: new Date(unixTime(subscription.created, 'subscription.created') * 1000),
     metadataUserId: nonEmptyText(subscription.metadata?.user_id),
     metadataOrgId: nonEmptyText(subscription.metadata?.org_id),
+    ...scheduleOf(subscription.schedule),
   };
+}
+
+/** The schedule when the read expanded it, null when none manages the subscription; else absent. */
+function scheduleOf(
+  schedule: SubscriptionJson['schedule'],
+): Pick<ProviderSubscription, 'schedule'> {
+  if (schedule === null || schedule === undefined) return { schedule: null };
+  return typeof schedule === 'string' ? {} : { schedule: toSchedule(schedule) };
 }
 
 /** An item's quantity: a whole number a PostgreSQL integer holds; absent (a metered price): null. */

@@ -48,7 +48,7 @@ function translatedEach(
 export async function retrieveSubscription(stripe: Stripe, id: string): Promise<SubscriptionRead> {
   const sentAt = readClock();
   try {
-    const subscription = await stripe.subscriptions.retrieve(id);
+    const subscription = await stripe.subscriptions.retrieve(id, { expand: ['schedule'] });
     return {
       value: translated(() => toProviderSubscription(subscription)),
       readAt: providerTime(subscription),
@@ -65,11 +65,14 @@ export async function retrieveSubscription(stripe: Stripe, id: string): Promise<
   }
 }
 
+/** A listing reads each subscription's schedule with it, for the change it holds. */
+const SCHEDULES = ['data.schedule'];
+
 export async function listSubscriptions(
   stripe: Stripe,
   customerId: string,
 ): Promise<ProviderRead<ProviderSubscription[]>> {
-  const list = { customer: customerId, status: 'all', limit: 100 } as const;
+  const list = { customer: customerId, status: 'all', limit: 100, expand: SCHEDULES };
   // The first page's time: every page after it is at least as current.
   const firstPage = await stripe.subscriptions.list(list);
   const rest = firstPage.has_more
@@ -90,6 +93,7 @@ export async function listSubscriptionsPage(
   const page = await stripe.subscriptions.list({
     status: 'all',
     limit: 100,
+    expand: SCHEDULES,
     ...(after !== null && { starting_after: after }),
   });
   return {

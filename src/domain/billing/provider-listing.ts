@@ -15,6 +15,7 @@ import {
 import { findEventSubject } from '../webhooks/context.ts';
 import { DecideAgain, sameTerms } from '../webhooks/delivery-reads.ts';
 import { ordering } from '../webhooks/ordering.ts';
+import { storeSchedule } from '../webhooks/handlers/subscription-schedule.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
 
 /**
@@ -81,6 +82,7 @@ async function decide(
       verdict = owner === null ? 'unlinked' : 'repaired';
     }
     changes.push({ subscription: next, before, verdict });
+    if (write) await storeSchedule(repos, next, readAt);
   }
   if (write) await repos.subscriptions.confirm(confirmed, readAt);
   return changes;

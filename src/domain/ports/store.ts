@@ -205,6 +205,13 @@ export interface PendingChangesRepository {
     ended: boolean;
     asOf: number;
   }): Promise<void>;
+  /**
+   * Whether an active schedule's event of that very second, stored already, says otherwise: a tie
+   * the ordering cannot settle.
+   */
+  tiesWith(input: Parameters<PendingChangesRepository['record']>[0]): Promise<boolean>;
+  /** No schedule manages the subscription as of `asOf`: none pending, unless a newer event's is stored. */
+  clear(subscriptionId: string, asOf: number): Promise<void>;
   /** The change pending for the subscription; null when none is. */
   of(subscriptionId: string): Promise<PendingChange | null>;
 }

@@ -14,6 +14,15 @@ const RECORD = `
     WHERE pending_changes.as_of < EXCLUDED.as_of
       OR (pending_changes.as_of = EXCLUDED.as_of AND pending_changes.rank <= EXCLUDED.rank)`;
 
+const CLEAR = `
+  UPDATE pending_changes SET price_id = NULL, effective_at = NULL, as_of = $2, rank = 1
+  WHERE subscription_id = $1 AND as_of <= $2`;
+
+const TIE = `
+  SELECT 1 FROM pending_changes
+  WHERE subscription_id = $1 AND as_of = $2 AND rank = 0
+    AND (schedule_id, price_id, effective_at) IS DISTINCT FROM ($3, $4, $5::timestamptz)`;
+
 const FIND = `
   SELECT price_id, effective_at FROM pending_changes
   WHERE subscription_id = $1 AND price_id IS NOT NULL`;
@@ -29,6 +38,20 @@ export function pendingChangesRepository(db: SqlClient): PendingChangesRepositor
         asOf,
         ended ? 1 : 0,
       ]);
+    },
+    async tiesWith({ subscriptionId, scheduleId, change, ended, asOf }) {
+      if (ended) return false;
+      const found = await db.query(TIE, [
+        subscriptionId,
+        asOf,
+        scheduleId,
+        change?.priceId ?? null,
+        change?.effectiveAt ?? null,
+      ]);
+      return found.length > 0;
+    },
+    async clear(subscriptionId, asOf) {
+      await db.query(CLEAR, [subscriptionId, asOf]);
     },
     async of(subscriptionId): Promise<PendingChange | null> {
       const [row] = await db.query<{ price_id: string; effective_at: Date }>(FIND, [

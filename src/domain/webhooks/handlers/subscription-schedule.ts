@@ -1,9 +1,12 @@
 // subscription_schedule.created / .updated / .released / .canceled / .completed: the event carries
 // the whole schedule, so nothing is read up front. What it holds for its subscription (the price
 // of its next phase, or nothing once it ended) is stored under the same ordering rule as the
-// subscription's own state: an older event never overwrites a newer one. The tier is untouched:
-// it follows the subscription's price when the subscription itself changes.
-import type { ScheduleEvent } from '../../model.ts';
+// subscription's own state: an older event never overwrites a newer one. Two active schedules'
+// events of one second that say otherwise cannot be ranked: the provider's schedule, read with its
+// subscription, decides. The tier is untouched: it follows the subscription's price when the
+// subscription itself changes.
+import type { ProviderSubscription, ScheduleEvent } from '../../model.ts';
+import type { Repositories } from '../../ports/store.ts';
 import type { EventHandler } from '../context.ts';
 
 export const subscriptionScheduleChanged: EventHandler<ScheduleEvent> = {
@@ -11,12 +14,39 @@ export const subscriptionScheduleChanged: EventHandler<ScheduleEvent> = {
   async apply(event, ctx) {
     const { id, subscriptionId, ended, change } = event.schedule;
     if (subscriptionId === null) return;
-    await ctx.tx.pendingChanges.record({
+    const heard = {
       subscriptionId,
       scheduleId: id,
       change: ended ? null : change,
       ended,
       asOf: event.created,
-    });
+    };
+    const { pendingChanges, subscriptions } = ctx.tx;
+    if (!(await pendingChanges.tiesWith(heard))) return pendingChanges.record(heard);
+    const read = ctx.reads.usable(subscriptionId, await subscriptions.find(subscriptionId));
+    if (read.value === null) return pendingChanges.record(heard);
+    await storeSchedule(ctx.tx, read.value, read.readAt);
   },
 };
+
+/**
+ * What a read of `subscription` said of the schedule managing it (a change pending, or none), as
+ * of the read, under the ordering the schedule's events are stored by; nothing when the read did
+ * not expand the schedule.
+ */
+export async function storeSchedule(
+  repos: Repositories,
+  subscription: ProviderSubscription,
+  readAt: number,
+): Promise<void> {
+  const { schedule } = subscription;
+  if (schedule === undefined) return;
+  if (schedule === null) return repos.pendingChanges.clear(subscription.id, readAt);
+  await repos.pendingChanges.record({
+    subscriptionId: subscription.id,
+    scheduleId: schedule.id,
+    change: schedule.ended ? null : schedule.change,
+    ended: schedule.ended,
+    asOf: readAt,
+  });
+}
