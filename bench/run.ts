@@ -1,4 +1,5 @@
-// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded] [--duration=SECONDS] [--profile] [--strict]
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded,floor] [--duration=SECONDS] [--profile] [--strict]
+// BENCH_FLOOR=<a copy of the reference floor server, npm ci done> adds `floor`: S1-S3 against it.
 // Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
 // payment simulator, the baseline and the service (production settings: node dist/server.mjs),
 // runs S1-S5 and S2b (a backlog of late events) against both one after the other, the outbound
@@ -6,7 +7,8 @@
 // command over undelivered events, the reconcile command over 10,000 subscriptions, the ledger's
 // size over a million events with retention, a burst of members of many organisations and their
 // seat engine's provider calls, then S1 with WEB_CONCURRENCY=2, on PGlite and on the
-// embedded default (no DATABASE_URL: the embedded PostgreSQL under DATA_DIR), prints the table and
+// embedded default (no DATABASE_URL: the embedded PostgreSQL under DATA_DIR), with BENCH_FLOOR
+// S1-S3 against the floor server beside the service, prints the table and
 // the targets, writes the JSON, and stops everything it started, whatever happens. See
 // docs/benchmarks.md.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +27,7 @@ import {
   checkTargets,
   cpuPerThousand,
   databaseWritesPerRequest,
+  FLOOR_LABEL,
   REPLAY_SERVER,
   table,
   writeJson,
@@ -53,6 +56,7 @@ import {
   type Receiver,
 } from './lib/outbound-events.ts';
 import { reconcileSubscriptions } from './lib/reconcile.ts';
+import { locateFloor, startFloor } from './lib/floor.ts';
 import { replayUndelivered } from './lib/replay.ts';
 import {
   PRICES,
@@ -73,14 +77,24 @@ const smoke = args.includes('--smoke');
 const profile = args.includes('--profile');
 const strict = args.includes('--strict');
 // The smoke run skips the two S1 variants (each a further service start-up); --only can add them.
+// The floor is not part of the project: measured by default only where BENCH_FLOOR names a copy.
 const only = new Set(
   (
     args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ??
     (smoke
       ? 'S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs'
-      : 'S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded')
+      : 'S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded') +
+      (process.env.BENCH_FLOOR ? ',floor' : '')
   ).split(','),
 );
+
+let floorEntry: string | undefined;
+try {
+  floorEntry = only.has('floor') ? locateFloor(process.env.BENCH_FLOOR) : undefined;
+} catch (error) {
+  console.error(`bench: ${(error as Error).message}`);
+  process.exit(1);
+}
 
 const settings: Settings = smoke
   ? {
@@ -231,15 +245,46 @@ async function run(): Promise<void> {
     });
   };
   const c = settings.connections;
-  let s1: Row | undefined;
   const r = settings.rounds;
-  if (only.has('S1'))
-    s1 = await pair(`S1 GET /users/me, ${settings.users} users, ${c} conn`, s1Profile(ctx), r);
-  if (only.has('S2') || only.has('S3')) {
-    const s2 = s2Deliveries(ctx);
-    await pair(`S2 webhook, unique events, ${c} conn`, s2, r);
-    if (only.has('S3'))
-      await pair(`S3 webhook, redeliveries, ${c} conn`, s3Redeliveries(ctx, s2.processed), r);
+  /** S1, S2 and S3 (those `wanted`) on two servers; the second's S1 row. */
+  const hotPaths = async (
+    label: string,
+    servers: [Server, Server],
+    wanted: (scenario: string) => boolean,
+  ) => {
+    let s1: Row | undefined;
+    const name = (scenario: string) => `${label}${scenario}, ${c} conn`;
+    if (wanted('S1'))
+      s1 = await pair(
+        name(`S1 GET /users/me, ${settings.users} users`),
+        s1Profile(ctx),
+        r,
+        false,
+        servers,
+      );
+    if (wanted('S2') || wanted('S3')) {
+      const s2 = s2Deliveries(ctx);
+      await pair(name('S2 webhook, unique events'), s2, r, false, servers);
+      if (wanted('S3'))
+        await pair(
+          name('S3 webhook, redeliveries'),
+          s3Redeliveries(ctx, s2.processed),
+          r,
+          false,
+          servers,
+        );
+    }
+    return s1;
+  };
+  const s1 = await hotPaths('', [baseline, service], (scenario) => only.has(scenario));
+  if (floorEntry !== undefined) {
+    progress(`floor: ${floorEntry}, in a database of its own`);
+    const floor = await startFloor(stack, floorEntry, db.pool);
+    try {
+      await hotPaths(FLOOR_LABEL, [floor, service], () => true);
+    } finally {
+      await floor.stop();
+    }
   }
   if (only.has('S2b'))
     await pair(

@@ -55,6 +55,31 @@ async function adminQuery(url: string, sql: string): Promise<void> {
   }
 }
 
+export interface OwnDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A new database `name` on the server of `serverUrl`, dropped by drop(). `asynchronousCommit`
+ * turns synchronous_commit off for it, as the benchmark runs its servers (see throwawayCluster).
+ */
+export async function createDatabase(
+  serverUrl: string,
+  name: string,
+  { asynchronousCommit = false } = {},
+): Promise<OwnDatabase> {
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+  if (asynchronousCommit)
+    await adminQuery(serverUrl, `ALTER DATABASE ${name} SET synchronous_commit = off`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
 export async function openBenchDatabase(): Promise<BenchDatabase> {
   let url: string;
   let origin: string;
@@ -62,13 +87,10 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   const given = process.env.DATABASE_URL;
   if (given !== undefined && /^postgres(ql)?:\/\//.test(given)) {
     const name = `bench_${randomBytes(5).toString('hex')}`;
-    await adminQuery(given, `CREATE DATABASE ${name}`);
-    await adminQuery(given, `ALTER DATABASE ${name} SET synchronous_commit = off`);
-    const dbUrl = new URL(given);
-    dbUrl.pathname = `/${name}`;
-    url = dbUrl.href;
+    const own = await createDatabase(given, name, { asynchronousCommit: true });
+    url = own.url;
     origin = `DATABASE_URL server, database ${name} (dropped at the end)`;
-    release = () => adminQuery(given, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    release = own.drop;
   } else {
     const cluster = await throwawayCluster();
     url = cluster.url;

@@ -7,25 +7,15 @@
 // size once the records kept are steady (it must not grow past the size before retention: the
 // space freed is reused, so the ledger stays bounded).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createEventLedger } from '../../src/adapters/database/event-ledger.ts';
 import { migrate } from '../../src/adapters/database/migrate.ts';
 import { openPostgres } from '../../src/adapters/database/postgres.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
+import { createDatabase } from './database.ts';
 import type { Measurement } from './scenarios.ts';
 
 const DAY_S = 86_400;
 const RETENTION_DAYS = 35;
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** `count` records created evenly over [fromDaysAgo, toDaysAgo), with Stripe-like ids and types. */
 async function insertEvents(db: Database, count: number, fromDaysAgo: number, toDaysAgo: number) {
@@ -70,11 +60,8 @@ async function sizes(db: Database) {
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 
 export async function ledgerSize(serverUrl: string, million: number): Promise<Measurement> {
-  const name = `bench_ledger_${randomBytes(4).toString('hex')}`;
-  await admin(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const db = openPostgres(url.href, 2);
+  const own = await createDatabase(serverUrl, `bench_ledger_${randomBytes(4).toString('hex')}`);
+  const db = openPostgres(own.url, 2);
   try {
     await migrate(db);
     const events = Math.round(million * 1_000_000);
@@ -140,6 +127,6 @@ export async function ledgerSize(serverUrl: string, million: number): Promise<Me
     };
   } finally {
     await db.close();
-    await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await own.drop();
   }
 }

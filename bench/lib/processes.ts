@@ -87,11 +87,14 @@ export async function stopAll(): Promise<void> {
   killEverything();
 }
 
-/** Waits until GET url answers 200, failing early if the process dies. */
+/**
+ * Waits until GET url answers 200 (with `anyStatus`, answers at all: a server with no health
+ * route), failing early if the process dies.
+ */
 export async function waitForHttp(
   url: string,
   managed: Managed,
-  timeoutMs = 60_000,
+  { anyStatus = false, timeoutMs = 60_000 } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let died = false;
@@ -103,7 +106,8 @@ export async function waitForHttp(
       );
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
-      if (response.ok) return;
+      await response.arrayBuffer();
+      if (response.ok || anyStatus) return;
     } catch {
       // not listening yet
     }

@@ -11,6 +11,7 @@ import { watchUsage, type Usage } from './processes.ts';
 import { countDatabaseWrites } from './database-writes.ts';
 import { addCalls, resetCalls, settledCalls, type Calls } from './provider-calls.ts';
 import type { Server } from './stack.ts';
+import { serviceState } from './webhook-state.ts';
 
 export interface Settings {
   connections: number;
@@ -79,6 +80,9 @@ export interface Scenario {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+/** Where a server's webhook events are checked: its own database, or the bench database. */
+const stateOf = (ctx: BenchContext, server: Server) => server.state ?? serviceState(ctx.pool);
 
 export async function watched(
   ctx: BenchContext,
@@ -252,12 +256,9 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
     },
     verify: async (server, rounds) => {
       await settle();
-      const ids = sent.get(server.name)!.map(eventId);
-      const { rows } = await ctx.pool.query<{ id: string }>(
-        'SELECT id FROM webhook_events WHERE id = ANY($1::text[])',
-        [ids],
-      );
-      const recorded = rows.map((row) => Number(row.id.slice('evt_bench_'.length)));
+      const state = stateOf(ctx, server);
+      const ids = await state.recorded(sent.get(server.name)!.map(eventId));
+      const recorded = ids.map((id) => Number(id.slice('evt_bench_'.length)));
       processed.set(server.name, recorded);
       const { expected: acknowledged, other } = answersOf(rounds);
       const lost = Math.max(0, acknowledged - recorded.length);
@@ -266,12 +267,10 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
         const { id, created } = subscriptionOf(events, n);
         newest.set(id, Math.max(newest.get(id) ?? 0, created));
       }
-      const { rows: states } = await ctx.pool.query<{ id: string; as_of: string }>(
-        'SELECT id, as_of FROM subscriptions WHERE id = ANY($1::text[])',
-        [[...newest.keys()]],
-      );
-      // A subscription behind its newest recorded event means an older event overwrote a newer one.
-      const stale = states.filter((s) => Number(s.as_of) < newest.get(s.id)!).length;
+      const asOf = await state.asOf([...newest.keys()]);
+      // A subscription behind its newest recorded event: an older event overwrote a newer one, or
+      // the event's effect reached no row.
+      const stale = [...newest].filter(([id, created]) => (asOf.get(id) ?? 0) < created).length;
       const problems: string[] = [];
       if (other > 0) problems.push(`${other} answers other than processed`);
       if (lost > 0) problems.push(`${lost} acknowledged events not recorded (lost)`);
@@ -287,18 +286,10 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
   return { ...scenario, processed };
 }
 
-async function snapshot(pool: pg.Pool): Promise<string> {
-  const { rows } = await pool.query<{ events: number; state: string }>(
-    `SELECT (SELECT count(*)::int FROM webhook_events) AS events,
-            (SELECT md5(string_agg(id || status || coalesce(price_id, '') || as_of, ',' ORDER BY id)) FROM subscriptions) AS state`,
-  );
-  return JSON.stringify(rows[0]);
-}
-
 /** Redeliveries (S3) of the events S2 recorded for the same server: all `duplicate`, nothing changed. */
 export function s3Redeliveries(ctx: BenchContext, processed: Map<string, number[]>): Scenario {
   const { events } = ctx;
-  let before = '';
+  const before = new Map<string, string>();
   const traffic = (server: Server) => {
     const seqs = processed.get(server.name) ?? [];
     if (seqs.length === 0) throw new Error('S3 needs events processed by S2');
@@ -310,15 +301,15 @@ export function s3Redeliveries(ctx: BenchContext, processed: Map<string, number[
     );
   };
   return steady(ctx, ctx.settings.connections, traffic, {
-    prepare: async () => {
-      if (before === '') before = await snapshot(ctx.pool);
+    prepare: async (server) => {
+      before.set(server.name, await stateOf(ctx, server).snapshot());
     },
-    verify: async (_server, rounds) => {
+    verify: async (server, rounds) => {
       await settle();
       const { expected: duplicates, other } = answersOf(rounds);
       const problems: string[] = [];
       if (other > 0) problems.push(`${other} redeliveries not answered duplicate`);
-      if ((await snapshot(ctx.pool)) !== before)
+      if ((await stateOf(ctx, server).snapshot()) !== before.get(server.name))
         problems.push('redeliveries changed events or subscription state');
       return { problems, notes: [`${duplicates} duplicates, ${other} other answers`] };
     },

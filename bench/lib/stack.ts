@@ -13,6 +13,7 @@ import {
   type Managed,
   type StartOptions,
 } from './processes.ts';
+import type { WebhookState } from './webhook-state.ts';
 
 export const WEBHOOK_SECRET = 'whsec_bench_0123456789abcdef';
 export const API_KEY = 'sk_test_simulator';
@@ -34,6 +35,8 @@ export interface Server {
   /** The serving processes (the primary and its workers under node:cluster). */
   pids(): number[];
   stop(): Promise<void>;
+  /** Where its webhook events and subscription state are checked; absent: the bench database. */
+  state?: WebhookState;
 }
 
 /** Only what a process needs: nothing of the caller's environment leaks into the measurement. */
@@ -73,10 +76,13 @@ export async function startSimulator(
   return { url, managed };
 }
 
-/** A server process of the stack: startNode's options, its log file named after it. */
-async function serve(
+/**
+ * A server process of the stack: startNode's options, its log file named after it; up once
+ * /healthz answers 200 (with `anyStatus`, once anything answers there).
+ */
+export async function serve(
   stack: Stack,
-  { name, args, env, ipc }: Omit<StartOptions, 'logFile'>,
+  { name, args, env, ipc, anyStatus }: Omit<StartOptions, 'logFile'> & { anyStatus?: boolean },
 ): Promise<Server> {
   const port = await freePort();
   const managed = startNode({
@@ -87,7 +93,7 @@ async function serve(
     ipc,
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/healthz`, managed);
+  await waitForHttp(`${url}/healthz`, managed, { anyStatus });
   return {
     name,
     url,
