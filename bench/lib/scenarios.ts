@@ -286,12 +286,15 @@ export function s2Deliveries(ctx: BenchContext): Scenario & { processed: Map<str
   return { ...scenario, processed };
 }
 
+/** Events S3 redelivers in rotation, as the floor's S3: the last ones S2 recorded on that server. */
+const S3_EVENTS = 1_000;
+
 /** Redeliveries (S3) of the events S2 recorded for the same server: all `duplicate`, nothing changed. */
 export function s3Redeliveries(ctx: BenchContext, processed: Map<string, number[]>): Scenario {
   const { events } = ctx;
   const before = new Map<string, string>();
   const traffic = (server: Server) => {
-    const seqs = processed.get(server.name) ?? [];
+    const seqs = (processed.get(server.name) ?? []).slice(-S3_EVENTS);
     if (seqs.length === 0) throw new Error('S3 needs events processed by S2');
     let next = 0;
     return webhookTraffic(

@@ -1,8 +1,9 @@
 // Events whose record this process has seen committed, with their types: a committed record is
 // final (only retention deletes it, weeks later), so a redelivery of one is answered with no
 // database work, and counted under its type without its body being parsed. The last MAX_IDS
-// events seen are kept (some 10 MB): redeliveries come soon after the first delivery.
-const MAX_IDS = 100_000;
+// events seen are kept (some 2.5 MB): redeliveries come soon after the first delivery, and an
+// older one costs one indexed read.
+const MAX_IDS = 20_000;
 /** Distinct event types kept as one string each; a provider has a few hundred. */
 const MAX_TYPES = 1_000;
 
