@@ -75,6 +75,32 @@ export function toSubscription(row: SubscriptionRow): SubscriptionState | null {
   };
 }
 
+/** The timestamp columns the row mappers read, which a row read as JSON carries as ISO text. */
+const TIMESTAMP_COLUMNS = [
+  'created_at',
+  'first_subscription_at',
+  's_cancel_at',
+  's_current_period_end',
+  's_trial_end',
+  's_payment_failed_at',
+  's_created_at',
+] as const;
+
+/** A row read as one JSON value (`row_to_json`): its timestamps are text. */
+export type JsonRow<T> = {
+  [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
+};
+
+/** The row as pg would have given it column by column: its timestamps made Dates. */
+export function fromJsonRow<T extends object>(row: JsonRow<T>): T {
+  const fields = row as Record<string, unknown>;
+  for (const column of TIMESTAMP_COLUMNS) {
+    const value = fields[column];
+    if (typeof value === 'string') fields[column] = new Date(value);
+  }
+  return row as T;
+}
+
 export function toUser(row: UserRow): User {
   return {
     id: row.id,
