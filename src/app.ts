@@ -68,7 +68,8 @@ export interface HttpSettings {
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs: number;
   /** /metrics on this port, and who may read it there; see config.ts. */
-  metrics: { onApiPort: boolean } & MetricsAccess;
+  /** `served`: /metrics answers somewhere (this port or a listener of its own). */
+  metrics: { served: boolean; onApiPort: boolean } & MetricsAccess;
 }
 
 export interface AppOptions {
@@ -120,7 +121,8 @@ export async function buildApp(
   options: AppOptions,
 ): Promise<FastifyInstance> {
   const app = createFastify({ ...options, requestTimeoutMs: http.requestTimeoutMs });
-  observeRequests(app, services.metrics);
+  // Timing every request costs a histogram update per request: not done when nothing can read it.
+  if (http.metrics.served) observeRequests(app, services.metrics);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
   if (http.corsOrigins.length > 0) await app.register(cors, { origin: http.corsOrigins });

@@ -121,6 +121,7 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
     requestTimeoutMs: config.requestTimeoutMs,
     // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
     metrics: {
+      served: config.metrics.off === null,
       onApiPort: config.metrics.apiPort,
       token: config.metrics.token,
       localNames: config.localNames,
