@@ -47,10 +47,14 @@ describe(
     }
     const shot = (page: Page, name: string) =>
       page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-    /** Submits a form built in the page, as a page of ours would post it. */
-    const postFrom = (page: Page, action: string, fields: Record<string, string> = {}) =>
-      Promise.all([
-        page.waitForURL(`${stack.service.url}/billing`),
+    /**
+     * Submits a form built in the page, as a page of ours would post it. The page is on /billing
+     * before and after: waiting for that URL alone returns at once, before the answer is shown;
+     * the new document's load says it is.
+     */
+    const postFrom = async (page: Page, action: string, fields: Record<string, string> = {}) => {
+      await Promise.all([
+        page.waitForEvent('load'),
         page.evaluate(
           ([to, values]) => {
             const form = document.createElement('form');
@@ -67,6 +71,8 @@ describe(
           [action, fields] as const,
         ),
       ]);
+      await page.waitForURL(`${stack.service.url}/billing`);
+    };
 
     test('admin pays for the team, a member gets its tier, a new member moves the quantity; members cannot buy', async () => {
       const { service } = stack;
