@@ -9,7 +9,14 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createDatabase } from './database.ts';
-import { BILLING_PRICES, WEBHOOK_SECRET, serve, type Server, type Stack } from './stack.ts';
+import {
+  BILLING_PRICES,
+  TIER_OF_PRICE,
+  WEBHOOK_SECRET,
+  serve,
+  type Server,
+  type Stack,
+} from './stack.ts';
 import { floorState } from './webhook-state.ts';
 
 /** BENCH_FLOOR's server.mjs; throws, saying what is missing, where it cannot run. */
@@ -28,10 +35,6 @@ function floorDatabaseName(benchUrl: string): string {
   return `${decodeURIComponent(new URL(benchUrl).pathname.slice(1))}_floor`;
 }
 
-const tierOf = new Map(
-  BILLING_PRICES.split(',').map((pair) => pair.split('=').reverse() as [string, string]),
-);
-
 /**
  * The service's seeded users with a subscription, copied into the floor's `users`. Done once the
  * floor answers: it has created its tables by then (before forking its worker), so its own schema
@@ -47,7 +50,10 @@ async function copyUsers(from: pg.Pool, to: pg.Pool): Promise<void> {
     ...user,
     subscription_status: status,
     subscription_price_id: price_id,
-    tier: status === 'active' || status === 'trialing' ? (tierOf.get(price_id) ?? 'free') : 'free',
+    tier:
+      status === 'active' || status === 'trialing'
+        ? (TIER_OF_PRICE.get(price_id) ?? 'free')
+        : 'free',
   }));
   const columns = `id, idp_id, email, tier, payments_customer_id, subscription_id,
     subscription_status, subscription_price_id, subscription_event_at`;

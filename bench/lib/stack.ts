@@ -18,7 +18,14 @@ import type { WebhookState } from './webhook-state.ts';
 export const WEBHOOK_SECRET = 'whsec_bench_0123456789abcdef';
 export const API_KEY = 'sk_test_simulator';
 export const PRICES = ['price_bench_pro', 'price_bench_team'] as const;
-export const BILLING_PRICES = `pro=${PRICES[0]},team=${PRICES[1]}`;
+/** The tier each of PRICES sells. */
+export const TIER_OF_PRICE = new Map<string, string>([
+  [PRICES[0], 'pro'],
+  [PRICES[1], 'team'],
+]);
+export const BILLING_PRICES = [...TIER_OF_PRICE]
+  .map(([price, tier]) => `${tier}=${price}`)
+  .join(',');
 
 export interface Stack {
   databaseUrl: string;

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { requestOnFreshConnection } from '../helpers/fresh-connection.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
@@ -66,9 +67,11 @@ describe(`cluster mode, WEB_CONCURRENCY=2 (${onPostgres ? 'PostgreSQL' : 'embedd
           .filter((entry) => entry.msg === 'request completed' && entry.url === '/api/v1/users/me')
           .map((entry) => entry.pid),
       );
-    for (let i = 0; i < 20 && answeredBy().size < 2; i++)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    const workers = answeredBy();
+    const workers = await until(
+      async () => answeredBy(),
+      (pids) => pids.size >= 2,
+      2_000,
+    );
     assert.equal(workers.size, 2, `answered by ${[...workers].join(', ')}`);
     assert.ok(!workers.has(service.child.pid), 'the primary answers nothing itself');
 

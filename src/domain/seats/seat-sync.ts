@@ -161,7 +161,7 @@ export class SeatSync {
     // Nothing to bill for a subscription that is not live: the next one starts from the checkout's quantity.
     if (subscription === null || !isLive(subscription.status) || subscription.itemId === null)
       return null;
-    return { ...subscription, itemId: subscription.itemId };
+    return subscription as SubscriptionState & { itemId: string };
   }
 
   /** The quantity wanted now, and whether the provider has accepted it already. */

@@ -6,6 +6,12 @@ import type {
   User,
 } from '../../../domain/model.ts';
 
+/** pg gives a timestamp as a Date; a row read as one JSON value (`row_to_json`), as ISO text. */
+type Timestamp = Date | string;
+
+const at = (value: Timestamp): Date => (typeof value === 'string' ? new Date(value) : value);
+const atOrNull = (value: Timestamp | null): Date | null => (value === null ? null : at(value));
+
 export interface SubscriptionRow {
   s_id: string | null;
   s_user_id: string | null;
@@ -16,11 +22,11 @@ export interface SubscriptionRow {
   s_item_id: string | null;
   s_quantity: number | null;
   s_cancel_at_period_end: boolean;
-  s_cancel_at: Date | null;
-  s_current_period_end: Date | null;
-  s_trial_end: Date | null;
-  s_payment_failed_at: Date | null;
-  s_created_at: Date;
+  s_cancel_at: Timestamp | null;
+  s_current_period_end: Timestamp | null;
+  s_trial_end: Timestamp | null;
+  s_payment_failed_at: Timestamp | null;
+  s_created_at: Timestamp;
   s_as_of: string | number;
   s_revision: string | number;
 }
@@ -30,8 +36,8 @@ interface AccountRow extends SubscriptionRow {
   id: string;
   plan: string | null;
   payments_customer_id: string | null;
-  created_at: Date;
-  first_subscription_at: Date | null;
+  created_at: Timestamp;
+  first_subscription_at: Timestamp | null;
 }
 
 export interface UserRow extends AccountRow {
@@ -65,40 +71,14 @@ export function toSubscription(row: SubscriptionRow): SubscriptionState | null {
     itemId: row.s_item_id,
     quantity: row.s_quantity,
     cancelAtPeriodEnd: row.s_cancel_at_period_end,
-    cancelAt: row.s_cancel_at,
-    currentPeriodEnd: row.s_current_period_end,
-    trialEnd: row.s_trial_end,
-    paymentFailedAt: row.s_payment_failed_at,
-    createdAt: row.s_created_at,
+    cancelAt: atOrNull(row.s_cancel_at),
+    currentPeriodEnd: atOrNull(row.s_current_period_end),
+    trialEnd: atOrNull(row.s_trial_end),
+    paymentFailedAt: atOrNull(row.s_payment_failed_at),
+    createdAt: at(row.s_created_at),
     asOf: Number(row.s_as_of),
     revision: Number(row.s_revision),
   };
-}
-
-/** The timestamp columns the row mappers read, which a row read as JSON carries as ISO text. */
-const TIMESTAMP_COLUMNS = [
-  'created_at',
-  'first_subscription_at',
-  's_cancel_at',
-  's_current_period_end',
-  's_trial_end',
-  's_payment_failed_at',
-  's_created_at',
-] as const;
-
-/** A row read as one JSON value (`row_to_json`): its timestamps are text. */
-export type JsonRow<T> = {
-  [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
-};
-
-/** The row as pg would have given it column by column: its timestamps made Dates. */
-export function fromJsonRow<T extends object>(row: JsonRow<T>): T {
-  const fields = row as Record<string, unknown>;
-  for (const column of TIMESTAMP_COLUMNS) {
-    const value = fields[column];
-    if (typeof value === 'string') fields[column] = new Date(value);
-  }
-  return row as T;
 }
 
 export function toUser(row: UserRow): User {
@@ -108,8 +88,8 @@ export function toUser(row: UserRow): User {
     email: row.email,
     plan: row.plan,
     paymentsCustomerId: row.payments_customer_id,
-    createdAt: row.created_at,
-    firstSubscriptionAt: row.first_subscription_at,
+    createdAt: at(row.created_at),
+    firstSubscriptionAt: atOrNull(row.first_subscription_at),
     subscription: toSubscription(row),
   };
 }
@@ -121,8 +101,8 @@ export function toOrganization(row: OrganizationRow): Organization {
     idpOrgId: row.idp_org_id,
     plan: row.plan,
     paymentsCustomerId: row.payments_customer_id,
-    createdAt: row.created_at,
-    firstSubscriptionAt: row.first_subscription_at,
+    createdAt: at(row.created_at),
+    firstSubscriptionAt: atOrNull(row.first_subscription_at),
     subscription: toSubscription(row),
   };
 }

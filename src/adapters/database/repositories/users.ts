@@ -2,14 +2,7 @@
 import type { User } from '../../../domain/model.ts';
 import type { UsersRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
-import {
-  DECIDING_SUBSCRIPTION,
-  SUBSCRIPTION_COLUMNS,
-  fromJsonRow,
-  type JsonRow,
-  toUser,
-  type UserRow,
-} from './rows.ts';
+import { DECIDING_SUBSCRIPTION, SUBSCRIPTION_COLUMNS, toUser, type UserRow } from './rows.ts';
 
 // Each user with the subscription that decides the tier, as one JSON value: GET /users/me reads a
 // user per request, and pg describes and converts each of 23 columns of every result, which cost
@@ -49,8 +42,8 @@ const SET_PLAN = `
 
 export function usersRepository(db: SqlClient): UsersRepository {
   const one = async (sql: string, params: string[]): Promise<User | null> => {
-    const [found] = await db.query<{ row: JsonRow<UserRow> }>(sql, params);
-    return found ? toUser(fromJsonRow(found.row)) : null;
+    const [found] = await db.query<{ row: UserRow }>(sql, params);
+    return found ? toUser(found.row) : null;
   };
   return {
     async upsertByIdpId(idpId, email) {
