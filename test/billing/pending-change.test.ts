@@ -25,6 +25,7 @@ interface Details {
 interface PendingRow {
   price_id: string | null;
   effective_at: Date | null;
+  as_of: string;
 }
 interface Summary {
   tier: string;
@@ -79,15 +80,21 @@ describe(`a pending change (${databaseLabel})`, () => {
     });
     assert.equal(response.status, 303);
   }
-
-  test('a downgrade shows at once, keeps the tier until the period ends, then the tier follows', async () => {
-    const id = await subscribedToTeam('pending-downgrader');
-    const periodEnd = (await stripe.subscriptions.retrieve(id)).items.data[0]!.current_period_end;
-    await inPortal('pending-downgrader', 'switch', { subscription: id, price: 'price_sim_pro' });
-    const pending = await until(
-      () => summary('pending-downgrader'),
+  /** Team, paid, then switched to pro in the portal: the subscription's id, and the summary once
+   * it shows the pending change. */
+  async function downgradePending(sub: string): Promise<{ id: string; shown: Summary }> {
+    const id = await subscribedToTeam(sub);
+    await inPortal(sub, 'switch', { subscription: id, price: 'price_sim_pro' });
+    const shown = await until(
+      () => summary(sub),
       (s) => s.subscription?.pending_change !== null,
     );
+    return { id, shown };
+  }
+
+  test('a downgrade shows at once, keeps the tier until the period ends, then the tier follows', async () => {
+    const { id, shown: pending } = await downgradePending('pending-downgrader');
+    const periodEnd = (await stripe.subscriptions.retrieve(id)).items.data[0]!.current_period_end;
     assert.equal(pending.tier, 'team', 'the tier waits');
     assert.deepEqual(pending.subscription, {
       ...pending.subscription,
@@ -138,12 +145,7 @@ describe(`a pending change (${databaseLabel})`, () => {
   });
 
   test('not shown once it cannot happen: the subscription not live, ending first, or its time past', async () => {
-    const id = await subscribedToTeam('pending-moot');
-    await inPortal('pending-moot', 'switch', { subscription: id, price: 'price_sim_pro' });
-    const shown = await until(
-      () => summary('pending-moot'),
-      (s) => s.subscription?.pending_change !== null,
-    );
+    const { id, shown } = await downgradePending('pending-moot');
     const effectiveAt = shown.subscription!.pending_change!.effective_at;
     // What the stored rows say when an event is late or lost, each undone after its check.
     const states: [set: string, undo: string][] = [
@@ -184,18 +186,13 @@ describe(`a pending change (${databaseLabel})`, () => {
   const storedRow = async (id: string) =>
     (
       await t.composition.db.query<PendingRow>(
-        'SELECT price_id, effective_at FROM pending_changes WHERE subscription_id = $1',
+        'SELECT price_id, effective_at, as_of FROM pending_changes WHERE subscription_id = $1',
         [id],
       )
     )[0]!;
 
   test("a schedule's events lost: sync-user and the reconciliation read the schedule", async () => {
-    const id = await subscribedToTeam('pending-lost');
-    await inPortal('pending-lost', 'switch', { subscription: id, price: 'price_sim_pro' });
-    const shown = await until(
-      () => summary('pending-lost'),
-      (s) => s.subscription?.pending_change !== null,
-    );
+    const { id, shown } = await downgradePending('pending-lost');
     const active = await storedRow(id);
 
     await lose(id, {});
@@ -219,20 +216,10 @@ describe(`a pending change (${databaseLabel})`, () => {
   });
 
   test("two schedule events of one second that say otherwise: the provider's schedule decides", async () => {
-    const id = await subscribedToTeam('pending-tied');
-    await inPortal('pending-tied', 'switch', { subscription: id, price: 'price_sim_pro' });
-    const shown = await until(
-      () => summary('pending-tied'),
-      (s) => s.subscription?.pending_change !== null,
-    );
+    const { id, shown } = await downgradePending('pending-tied');
     const scheduleId = String((await stripe.subscriptions.retrieve(id)).schedule);
     const schedule = await stripe.subscriptionSchedules.retrieve(scheduleId);
-    const { as_of: asOf } = (
-      await t.composition.db.query<{ as_of: string }>(
-        'SELECT as_of FROM pending_changes WHERE subscription_id = $1',
-        [id],
-      )
-    )[0]!;
+    const { as_of: asOf } = await storedRow(id);
     // Not the provider's: the same second, its next phase later than the schedule says.
     const [current, next] = schedule.phases;
     const other = {

@@ -10,7 +10,6 @@ import { applyListing } from '../../src/domain/billing/provider-listing.ts';
 import { syncUser } from '../../src/domain/billing/sync-user.ts';
 import { tierPolicy } from '../../src/composition.ts';
 import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
-import { announcePassedEnds } from '../../src/domain/events/tier-clock.ts';
 import { forgetExpired } from '../../src/domain/schedule/retention.ts';
 import type { ProviderSubscription } from '../../src/domain/model.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
@@ -18,6 +17,7 @@ import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
 import { payWhileUnreachable } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { orgBilling } from '../helpers/organizations.ts';
+import { clockLook, tierChanges } from '../helpers/outbound-events.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
@@ -51,13 +51,6 @@ describe(`outbound events (${databaseLabel})`, () => {
     t.composition.db.query<EventRow>(
       'SELECT id, type, body, state FROM outbound_events ORDER BY seq',
     );
-  const tierChanges = async () =>
-    (await events())
-      .filter((e) => e.type === 'tier.changed')
-      .map((e) => {
-        const { from, to, reason } = JSON.parse(e.body).data;
-        return { from, to, reason };
-      });
   /** A worker of its own, as another instance's, on a clock `shiftMs` ahead. */
   const worker = (holder: string, shiftMs = () => 0, timeoutMs?: number) =>
     new DeliveryWorker({
@@ -78,7 +71,7 @@ describe(`outbound events (${databaseLabel})`, () => {
       (await deliver(t.app, eventOf('customer.subscription.created', subscription))).statusCode,
       200,
     );
-    assert.deepEqual(await tierChanges(), [{ from: 'free', to: 'pro', reason: 'checkout' }]);
+    assert.deepEqual(await tierChanges(t), [{ from: 'free', to: 'pro', reason: 'checkout' }]);
     assert.equal(await t.composition.jobs.deliveries!.deliverDue(), 1);
     assert.equal(receiver.arrivals.length, 1);
     const [arrival] = receiver.arrivals;
@@ -99,7 +92,7 @@ describe(`outbound events (${databaseLabel})`, () => {
     );
     const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(t.app, event)));
     assert.deepEqual([...new Set(answers.map((a) => a.statusCode))], [200]);
-    assert.equal((await tierChanges()).length, 1);
+    assert.equal((await tierChanges(t)).length, 1);
   });
 
   test('a change rolled back sends nothing: the handler fails after the event was written', async () => {
@@ -121,7 +114,7 @@ describe(`outbound events (${databaseLabel})`, () => {
       );
     }
     assert.equal((await deliver(t.app, event)).statusCode, 200);
-    assert.equal((await tierChanges()).length, 1, 'the provider retries: then it is told, once');
+    assert.equal((await tierChanges(t)).length, 1, 'the provider retries: then it is told, once');
   });
 
   test('a reconciliation repairing a lost cancellation gives one event, reason reconciled', async () => {
@@ -150,14 +143,14 @@ describe(`outbound events (${databaseLabel})`, () => {
     const [change] = await applyListing(deps, read);
     assert.equal(change!.verdict, 'repaired');
     await applyListing(deps, read);
-    assert.deepEqual(await tierChanges(), [{ from: 'pro', to: 'free', reason: 'reconciled' }]);
+    assert.deepEqual(await tierChanges(t), [{ from: 'pro', to: 'free', reason: 'reconciled' }]);
   });
 
   test("an operator's sync-user storing what the provider says is told with reason operator", async () => {
     await payWhileUnreachable(t, 'syd');
     const { store, payments, logger } = t.composition;
     await syncUser({ store, payments, policy: tierPolicy(t.config), log: logger }, 'syd');
-    assert.deepEqual(await tierChanges(), [{ from: 'free', to: 'pro', reason: 'operator' }]);
+    assert.deepEqual(await tierChanges(t), [{ from: 'free', to: 'pro', reason: 'operator' }]);
   });
 
   test('a receiver answering 500, then 200, gets the same webhook-id and body twice', async () => {
@@ -273,7 +266,7 @@ describe(`outbound events (${databaseLabel})`, () => {
       ),
     );
     assert.deepEqual(
-      (await tierChanges()).map((c) => `${c.from}>${c.to}`),
+      (await tierChanges(t)).map((c) => `${c.from}>${c.to}`),
       ['free>pro', 'pro>team', 'team>free'],
     );
     receiver.answers.push(500); // fay's first event fails once
@@ -336,18 +329,6 @@ describe(`outbound events (${databaseLabel})`, () => {
     );
   });
 
-  /** The tier clock's look, on a clock `aheadMs` ahead: what no provider event announces. */
-  const clockLook = (aheadMs: number) =>
-    announcePassedEnds(
-      {
-        store: t.composition.store,
-        outbox: createOutbox(t.composition.db, 'free'),
-        policy: tierPolicy(t.config),
-        clock: () => new Date(Date.now() + aheadMs),
-      },
-      new AbortController().signal,
-    );
-
   test('a scheduled end passing with no provider event is told once, reason scheduled_end', async () => {
     const user = await profileOf(t, 'hal');
     const cancelAt = Math.floor(Date.now() / 1000) + 600;
@@ -356,16 +337,16 @@ describe(`outbound events (${databaseLabel})`, () => {
       cancel_at: cancelAt,
     });
     await deliver(t.app, eventOf('customer.subscription.created', subscription));
-    await clockLook(0);
-    assert.deepEqual(await tierChanges(), [{ from: 'free', to: 'pro', reason: 'checkout' }]);
-    await clockLook(3_600_000);
-    await clockLook(3_600_000);
+    await clockLook(t, 0);
+    assert.deepEqual(await tierChanges(t), [{ from: 'free', to: 'pro', reason: 'checkout' }]);
+    await clockLook(t, 3_600_000);
+    await clockLook(t, 3_600_000);
     const deleted = { ...subscription, status: 'canceled' as const, ended_at: cancelAt };
     await deliver(
       t.app,
       eventOf('customer.subscription.deleted', deleted, { created: cancelAt + 1 }),
     );
-    assert.deepEqual(await tierChanges(), [
+    assert.deepEqual(await tierChanges(t), [
       { from: 'free', to: 'pro', reason: 'checkout' },
       { from: 'pro', to: 'free', reason: 'scheduled_end' },
     ]);
@@ -385,10 +366,10 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.equal(failed!.type, 'payment.failed');
     const graceUntil = new Date((created + 1) * 1000 + 7 * 86_400_000).toISOString();
     assert.equal(JSON.parse(failed!.body).data.grace_until, graceUntil);
-    await clockLook(6 * 86_400_000);
-    assert.equal((await tierChanges()).length, 1, 'still within its grace period');
-    await clockLook(8 * 86_400_000);
-    assert.deepEqual(await tierChanges(), [
+    await clockLook(t, 6 * 86_400_000);
+    assert.equal((await tierChanges(t)).length, 1, 'still within its grace period');
+    await clockLook(t, 8 * 86_400_000);
+    assert.deepEqual(await tierChanges(t), [
       { from: 'free', to: 'pro', reason: 'checkout' },
       { from: 'pro', to: 'free', reason: 'grace_ended' },
     ]);

@@ -4,11 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createOutbox } from '../../src/adapters/database/outbox.ts';
-import { tierPolicy } from '../../src/composition.ts';
-import { announcePassedEnds } from '../../src/domain/events/tier-clock.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
 import { databaseLabel } from '../helpers/database.ts';
+import { clockLook, tierChanges } from '../helpers/outbound-events.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
 
 describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
@@ -24,28 +23,10 @@ describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
   });
   beforeEach(() => t.composition.db.query('DELETE FROM outbound_events'));
 
-  const tierChanges = async () =>
-    (
-      await t.composition.db.query<{ body: string }>(
-        "SELECT body FROM outbound_events WHERE type = 'tier.changed' ORDER BY seq",
-      )
-    ).map((e) => {
-      const { from, to, reason } = JSON.parse(e.body).data;
-      return { from, to, reason };
-    });
   const eventCount = async () =>
-    (await t.composition.db.query('SELECT 1 FROM outbound_events')).length;
-  /** The tier clock's look, on a clock `aheadMs` ahead. */
-  const clockLook = (aheadMs: number) =>
-    announcePassedEnds(
-      {
-        store: t.composition.store,
-        outbox: createOutbox(t.composition.db, 'free'),
-        policy: tierPolicy(t.config),
-        clock: () => new Date(Date.now() + aheadMs),
-      },
-      new AbortController().signal,
-    );
+    (
+      await t.composition.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbound_events')
+    )[0]!.n;
   /** A subject billed pro while no events were recorded: no record of what it was told. */
   const billedUntold = async (idpId: string) => {
     const user = await profileOf(t, idpId);
@@ -66,7 +47,7 @@ describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
 
   test('a subject billed while events were off is recorded by the clock without an event', async () => {
     const { user } = await billedUntold('una');
-    await clockLook(0);
+    await clockLook(t, 0);
     assert.equal(await eventCount(), 0, 'not told a resumption it never had');
     assert.equal(await toldTier(user.id), 'pro');
   });
@@ -92,7 +73,7 @@ describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
       t.app,
       eventOf('customer.subscription.deleted', deleted, { created: created + 1 }),
     );
-    assert.deepEqual(await tierChanges(), [{ from: 'pro', to: 'free', reason: 'canceled' }]);
+    assert.deepEqual(await tierChanges(t), [{ from: 'pro', to: 'free', reason: 'canceled' }]);
   });
 
   test("the clock's look records every subject an upgrade left unknown, however many", async () => {
@@ -102,7 +83,7 @@ describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
          RETURNING id)
        INSERT INTO announced_subjects (subject_type, subject_id) SELECT 'user', id FROM made`,
     );
-    await clockLook(0);
+    await clockLook(t, 0);
     const [left] = await t.composition.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM announced_subjects a JOIN users u ON u.id = a.subject_id
        WHERE a.tier IS NULL`,
@@ -128,7 +109,7 @@ describe(`outbound events of subjects not yet told (${databaseLabel})`, () => {
     const later = new Date(Date.now() + 3_600_000);
     const due = await createOutbox(t.composition.db, 'free').passedEnds(later, 7, 500);
     assert.equal(due.filter((ref) => ref.id === user.id).length, 0, 'not looked at forever');
-    await clockLook(3_600_000);
+    await clockLook(t, 3_600_000);
     assert.equal(await toldTier(user.id), 'pro');
   });
 });
