@@ -8,13 +8,12 @@ import { createOutbox } from '../../src/adapters/database/outbox.ts';
 import { createHttpSender } from '../../src/adapters/events/http-sender.ts';
 import { applyListing } from '../../src/domain/billing/provider-listing.ts';
 import { syncUser } from '../../src/domain/billing/sync-user.ts';
-import { tierPolicy } from '../../src/composition.ts';
 import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
 import { forgetExpired } from '../../src/domain/schedule/retention.ts';
 import type { ProviderSubscription } from '../../src/domain/model.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
-import { payWhileUnreachable } from '../helpers/cli.ts';
+import { operatorDeps, payWhileUnreachable } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { orgBilling } from '../helpers/organizations.ts';
 import { clockLook, tierChanges } from '../helpers/outbound-events.ts';
@@ -148,8 +147,7 @@ describe(`outbound events (${databaseLabel})`, () => {
 
   test("an operator's sync-user storing what the provider says is told with reason operator", async () => {
     await payWhileUnreachable(t, 'syd');
-    const { store, payments, logger } = t.composition;
-    await syncUser({ store, payments, policy: tierPolicy(t.config), log: logger }, 'syd');
+    await syncUser(operatorDeps(t), 'syd');
     assert.deepEqual(await tierChanges(t), [{ from: 'free', to: 'pro', reason: 'operator' }]);
   });
 
