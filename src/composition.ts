@@ -78,7 +78,7 @@ export async function composeService(
   { worker = false } = {},
 ): Promise<Composition> {
   const logger = createLogger(config.logLevel, { batched: true });
-  const database = await openDatabaseAs(config, worker ? 'worker' : 'owner');
+  const database = await openDatabaseAs(config, worker ? 'worker' : 'owner', logger);
   try {
     return await composeServiceOn(config, database, logger);
   } catch (error) {
@@ -186,10 +186,11 @@ export interface DatabaseOwner {
 }
 
 export async function composeDatabaseOwner(config: Config): Promise<DatabaseOwner> {
-  const { db, applied, server } = await openDatabaseAs(config, 'owner');
+  const logger = createLogger(config.logLevel);
+  const { db, applied, server } = await openDatabaseAs(config, 'owner', logger);
   await db.close();
   return {
-    logger: createLogger(config.logLevel),
+    logger,
     migrationsApplied: applied,
     stop: () => server.stop(),
   };
@@ -225,7 +226,7 @@ export interface OperatorComposition {
  */
 export async function composeOperator(config: Config): Promise<OperatorComposition> {
   const logger = createLogger(config.logLevel);
-  const { db, applied, server } = await openDatabaseAs(config, 'operator');
+  const { db, applied, server } = await openDatabaseAs(config, 'operator', logger);
   const policy = tierPolicy(config);
   const { store, ledger, leases } = databaseAdapters(db, operatorWatch(config, policy));
   const payments = async () => paymentsProvider(config, logger, await runningSimulatorUrl(config));

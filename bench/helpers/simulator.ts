@@ -7,7 +7,7 @@ import { startPaymentsSimulator } from '@billing/payments-simulator';
 const prices = new Map(
   process.env.BILLING_PRICES!.split(',').map((pair) => pair.split('=') as [string, string]),
 );
-const db = openPostgres(process.env.DATABASE_URL!, 4);
+const db = openPostgres(process.env.DATABASE_URL!, { poolSize: 4 });
 const simulator = await startPaymentsSimulator({
   db,
   host: '127.0.0.1',

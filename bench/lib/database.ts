@@ -98,7 +98,7 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
       'throwaway cluster (scripts/postgres.sh; fsync, synchronous_commit, full_page_writes off)';
     release = async () => cluster.stop();
   }
-  const migrating = openPostgres(url, 2);
+  const migrating = openPostgres(url, { poolSize: 2 });
   try {
     await migrate(migrating);
   } finally {

@@ -61,7 +61,7 @@ const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 
 export async function ledgerSize(serverUrl: string, million: number): Promise<Measurement> {
   const own = await createDatabase(serverUrl, `bench_ledger_${randomBytes(4).toString('hex')}`);
-  const db = openPostgres(own.url, 2);
+  const db = openPostgres(own.url, { poolSize: 2 });
   try {
     await migrate(db);
     const events = Math.round(million * 1_000_000);

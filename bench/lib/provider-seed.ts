@@ -29,7 +29,7 @@ async function inSimulator<T>(
   databaseUrl: string,
   work: (tx: SqlClient) => Promise<T>,
 ): Promise<T> {
-  const db = openPostgres(databaseUrl, 1);
+  const db = openPostgres(databaseUrl, { poolSize: 1 });
   try {
     return await db.transaction(work);
   } finally {

@@ -20,7 +20,7 @@ export const SUBSCRIPTION_LIST = 'GET /v1/subscriptions';
 
 /** Cancels these subscriptions at the provider, writing the simulator's tables: no event at all. */
 async function cancelSilently(databaseUrl: string, drifted: ProviderSubscription[]): Promise<void> {
-  const db = openPostgres(databaseUrl, 1);
+  const db = openPostgres(databaseUrl, { poolSize: 1 });
   try {
     await db.transaction(async (tx) => {
       const docs = new Documents(tx);

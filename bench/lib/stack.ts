@@ -192,8 +192,6 @@ export function serviceEnv(stack: Stack, databaseUrl = stack.databaseUrl): Recor
     HOST: '127.0.0.1',
     DATA_DIR: stack.dataDir,
     DATABASE_URL: databaseUrl,
-    // PostgreSQL itself, no pooler between: statements named once per connection, as the baseline.
-    DATABASE_PREPARED_STATEMENTS: 'true',
     IDP_ISSUER: stack.issuer.url,
     IDP_AUDIENCE: stack.issuer.audience,
     PAYMENTS_API_KEY: API_KEY,

@@ -2,6 +2,7 @@
 // database serves it and migrates; a cluster worker reaches its primary's and does not migrate
 // (the primary has); an operator command reaches the running service's (or serves it for its
 // length) and migrates.
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createEventLedger } from '../adapters/database/event-ledger.ts';
 import { createJobLeases } from '../adapters/database/job-leases.ts';
@@ -27,13 +28,15 @@ export interface OpenedDatabase {
 export async function openDatabaseAs(
   config: Config,
   role: 'owner' | 'worker' | 'operator',
+  logger: Pick<Logger, 'warn'>,
 ): Promise<OpenedDatabase> {
   const server = await (role === 'owner' ? serveDatabase : reachDatabase)(config.database);
+  const warn = (message: string) => logger.warn(message);
   try {
     const opened =
       role === 'worker'
-        ? { db: await openDatabase(server.reach), applied: [] }
-        : await openMigratedDatabase(server.reach);
+        ? { db: await openDatabase(server.reach, warn), applied: [] }
+        : await openMigratedDatabase(server.reach, warn);
     return { ...opened, server };
   } catch (error) {
     await server.stop();

@@ -30,9 +30,13 @@ function database(settings: Settings, dataDir: string): DatabaseConfig {
   const { DATABASE_URL: url, DATABASE_POOL_SIZE: poolSize } = settings;
   if (url === IN_MEMORY) return { kind: 'pglite' };
   const preparedStatements = settings.DATABASE_PREPARED_STATEMENTS;
-  return url === undefined
-    ? { kind: 'embedded', dataDir, poolSize }
-    : { kind: 'postgres', url, poolSize, preparedStatements };
+  if (url === undefined) return { kind: 'embedded', dataDir, poolSize };
+  return {
+    kind: 'postgres',
+    url,
+    poolSize,
+    ...(preparedStatements !== undefined && { preparedStatements }),
+  };
 }
 
 function identity(settings: Settings): IdentityConfig {

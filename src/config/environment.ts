@@ -45,10 +45,11 @@ export const ENVIRONMENT = Type.Object({
     default: 10,
     description: 'PostgreSQL connections per process',
   }),
-  DATABASE_PREPARED_STATEMENTS: flag({
-    default: false,
-    description: 'named statements: only on a direct connection, never through a pooler',
-  }),
+  DATABASE_PREPARED_STATEMENTS: Type.Optional(
+    flag({
+      description: 'named statements always, or never; unset: named until a pooler refuses them',
+    }),
+  ),
   IDP_ISSUER: Type.Optional(
     httpUrl({ description: `the tokens' iss; unset: the development identity provider` }),
   ),

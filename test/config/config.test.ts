@@ -111,7 +111,6 @@ describe('configuration', () => {
       kind: 'postgres',
       url: PRODUCTION.DATABASE_URL,
       poolSize: 10,
-      preparedStatements: false,
     });
     assert.deepEqual(config.identity, {
       kind: 'oidc',

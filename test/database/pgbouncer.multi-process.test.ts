@@ -59,6 +59,13 @@ describe(
         [],
         `statuses: ${statuses.join(' ')}`,
       );
+      // With no setting, statements start named; the bouncer's refusal is said at most once each.
+      for (const service of services) {
+        const said = service
+          .logged()
+          .filter((entry) => /unnamed from now on/.test(entry.msg ?? ''));
+        assert.ok(said.length <= 1, `said ${said.length} times`);
+      }
     });
 
     test('an operator command writes through it', async () => {

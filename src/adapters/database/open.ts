@@ -6,6 +6,7 @@ import type { DatabaseConfig, ReachableDatabaseConfig } from '../../config.ts';
 import { claimDataDir, dataDirOwner } from './data-dir-owner.ts';
 import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres.ts';
+import type { StatementMode } from './statement-names.ts';
 import type { Database } from './sql-client.ts';
 
 export interface DatabaseServer {
@@ -62,9 +63,20 @@ export async function reachDatabase(config: DatabaseConfig): Promise<DatabaseSer
   return serveDatabase(config);
 }
 
-export async function openDatabase(config: ReachableDatabaseConfig): Promise<Database> {
+const statementMode = (named: boolean | undefined): StatementMode =>
+  named === undefined ? 'auto' : named ? 'named' : 'unnamed';
+
+/** `warn` hears what the database adapter decided by itself (statements gone unnamed). */
+export async function openDatabase(
+  config: ReachableDatabaseConfig,
+  warn?: (message: string) => void,
+): Promise<Database> {
   if (config.kind === 'postgres')
-    return openPostgres(config.url, config.poolSize, config.preparedStatements);
+    return openPostgres(config.url, {
+      poolSize: config.poolSize,
+      statements: statementMode(config.preparedStatements),
+      warn,
+    });
   // Loaded only when used: PGlite's module costs some 35 MB per process that PostgreSQL never needs.
   const { openPglite } = await import('./pglite.ts');
   return openPglite();
@@ -72,8 +84,9 @@ export async function openDatabase(config: ReachableDatabaseConfig): Promise<Dat
 
 export async function openMigratedDatabase(
   config: ReachableDatabaseConfig,
+  warn?: (message: string) => void,
 ): Promise<{ db: Database; applied: string[] }> {
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, warn);
   try {
     return { db, applied: await migrate(db) };
   } catch (error) {

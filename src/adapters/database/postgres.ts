@@ -7,6 +7,7 @@ import {
   type SqlParam,
   type Statement,
 } from './sql-client.ts';
+import { StatementNames, type StatementMode } from './statement-names.ts';
 
 // Connection-level failures (refused, reset, terminated, admin shutdown) as opposed to SQL errors.
 const UNAVAILABLE_CODES = new Set([
@@ -54,33 +55,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-// Named (prepared) statements: PostgreSQL parses and, after a few runs, plans each statement once
-// per connection instead of on every call. A name is state of the server connection, and a pooler
-// in transaction mode (PgBouncer before 1.21, among others) hands that connection to other clients
-// between transactions, where the name is taken already or missing. So statements are named only
-// when asked (DATABASE_PREPARED_STATEMENTS, or the embedded server, reached directly); otherwise
-// each is the unnamed statement, which lives until the next one. Names are bounded, so SQL built
-// per call could never grow the server's per-connection cache without end.
-const MAX_NAMED_STATEMENTS = 500;
-const statementNames = new Map<string, string>();
-
-function statementName(sql: string): string | undefined {
-  let name = statementNames.get(sql);
-  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
-    name = `s${statementNames.size}`;
-    statementNames.set(sql, name);
-  }
-  return name;
-}
-
 type ToQuery = (sql: string, params: SqlParam[]) => pg.QueryConfig<SqlParam[]>;
-
-const unnamedQuery: ToQuery = (sql, params) => ({ text: sql, values: params });
-const namedQuery: ToQuery = (sql, params) => ({
-  name: statementName(sql),
-  text: sql,
-  values: params,
-});
 
 function sqlClientOn(target: pg.Pool | pg.PoolClient, toQuery: ToQuery): SqlClient {
   return {
@@ -99,21 +74,6 @@ function pipelined<T>(sent: Promise<T>): Promise<T> {
   return sent;
 }
 
-/**
- * Statements sent in one go leave in one socket write: pg writes each statement on its own, and
- * on loopback or a network every write is a send of its own. (pg corks its socket the same way
- * around the messages of one statement; the socket is pg's, there is no public handle to it.)
- */
-function sentTogether<T>(connection: pg.PoolClient, send: () => T): T {
-  const socket = (connection as unknown as pg.Client).connection.stream;
-  socket.cork();
-  try {
-    return send();
-  } finally {
-    socket.uncork();
-  }
-}
-
 const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED';
 
 /**
@@ -125,11 +85,8 @@ async function commit(
   last: Statement | undefined,
   toQuery: ToQuery,
 ): Promise<void> {
-  const [lastDone, committing] = sentTogether(connection, () => [
-    last && pipelined(connection.query(toQuery(last.sql, last.params))),
-    connection.query('COMMIT'),
-  ]);
-  const committed = await committing;
+  const lastDone = last && pipelined(connection.query(toQuery(last.sql, last.params)));
+  const committed = await connection.query('COMMIT');
   await lastDone;
   if (committed.command !== 'COMMIT')
     throw new Error(`transaction ended with ${committed.command} instead of COMMIT`);
@@ -149,11 +106,8 @@ async function inTransaction<T>(
     // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
     // broken one so does what follows. READ COMMITTED whatever the server's default: the
     // event lock's second look (migrations/003) needs a fresh snapshot.
-    const [begun, working] = sentTogether(connection, () => [
-      pipelined(connection.query(BEGIN)),
-      work(sqlClientOn(connection, toQuery)),
-    ]);
-    const result = await working;
+    const begun = pipelined(connection.query(BEGIN));
+    const result = await work(sqlClientOn(connection, toQuery));
     await begun;
     await commit(connection, last, toQuery);
     return result;
@@ -171,9 +125,30 @@ async function inTransaction<T>(
   }
 }
 
-/** Statements are named only with `preparedStatements`: a connection that reaches PostgreSQL itself. */
-export function openPostgres(url: string, poolSize = 10, preparedStatements = false): Database {
-  const toQuery = preparedStatements ? namedQuery : unnamedQuery;
+/** Once more, when it failed only because statements had to go unnamed (statement-names.ts). */
+async function againIfUnnamed<T>(names: StatementNames, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!names.goneUnnamed(error)) throw error;
+    return run();
+  }
+}
+
+export interface PostgresOptions {
+  poolSize?: number;
+  statements?: StatementMode;
+  /** Told, once, when statements go unnamed by themselves. */
+  warn?: (message: string) => void;
+}
+
+/** Statements are named unless `statements` says otherwise, or a pooler proves them unsafe. */
+export function openPostgres(
+  url: string,
+  { poolSize = 10, statements = 'auto', warn = () => {} }: PostgresOptions = {},
+): Database {
+  const names = new StatementNames(statements, warn);
+  const toQuery: ToQuery = (sql, params) => names.query(sql, params);
   // Pipeline mode: a query may be sent before the answer to the previous one is in. Used at the
   // two ends of a transaction (inTransaction), whose ROLLBACK is not waited for either; everything
   // else awaits each statement.
@@ -188,10 +163,14 @@ export function openPostgres(url: string, poolSize = 10, preparedStatements = fa
   // ...and neither must a checked-out client whose backend is terminated mid-transaction: the
   // failing query rejects (and maps to 503), the error event must not become an uncaught one.
   pool.on('connect', (connection) => void connection.on('error', () => {}));
+  const direct = sqlClientOn(pool, toQuery);
   return {
     kind: 'postgres',
-    ...sqlClientOn(pool, toQuery),
-    transaction: (work, last) => inTransaction(pool, work, last, toQuery),
+    query: <Row>(sql: string, params?: SqlParam[]) =>
+      againIfUnnamed(names, () => direct.query<Row>(sql, params)),
+    exec: direct.exec,
+    transaction: (work, last) =>
+      againIfUnnamed(names, () => inTransaction(pool, work, last, toQuery)),
     poolStats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
