@@ -27,6 +27,7 @@ import {
   checkTargets,
   cpuPerThousand,
   databaseWritesPerRequest,
+  EVENTS_SERVER,
   FLOOR_LABEL,
   REPLAY_SERVER,
   table,
@@ -277,11 +278,23 @@ async function run(): Promise<void> {
     return s1;
   };
   const s1 = await hotPaths('', [baseline, service], (scenario) => only.has(scenario));
+  /** The service with outbound events to a receiver here, as an application that wants them runs it. */
+  const startWithEvents = async () => {
+    const receiver = (opened.receiver ??= await startReceiver());
+    const server = await startService(stack, {
+      name: EVENTS_SERVER,
+      env: { APP_WEBHOOK_URL: receiver.url, APP_WEBHOOK_SECRET: receiver.secret },
+    });
+    return { receiver, server };
+  };
   if (floorEntry !== undefined) {
     progress(`floor: ${floorEntry}, in a database of its own`);
     const floor = await startFloor(stack, floorEntry, db.pool);
     try {
       await hotPaths(FLOOR_LABEL, [floor, service], () => true);
+      const { server } = await startWithEvents();
+      const scenario = `${FLOOR_LABEL}S2 webhook, unique events, APP_WEBHOOK_URL set, ${c} conn`;
+      await pair(scenario, s2Deliveries(ctx), r, false, [floor, server]).finally(server.stop);
     } finally {
       await floor.stop();
     }
@@ -306,11 +319,7 @@ async function run(): Promise<void> {
       s5Checkout(ctx),
     );
   if (only.has('events')) {
-    const receiver = (opened.receiver = await startReceiver());
-    const withEvents = await startService(stack, {
-      name: 'service events',
-      env: { APP_WEBHOOK_URL: receiver.url, APP_WEBHOOK_SECRET: receiver.secret },
-    });
+    const { receiver, server: withEvents } = await startWithEvents();
     progress('events: tier changes until the outbox is empty');
     rows.push({
       scenario: `events outbox to a local receiver, ${settings.outboundEvents} tier changes, ${c} conn`,

@@ -9,24 +9,23 @@ import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import { PortalConfigurationId } from './domain/billing/provider-setup.ts';
-import type { TierPolicy } from './domain/billing/tier.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
 import type { Store } from './domain/ports/store.ts';
 import type { ScheduledJobs } from './domain/schedule/jobs.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { createLogger } from './logger.ts';
-import { databaseAdapters, openDatabaseAs, type OpenedDatabase } from './composition/database.ts';
+import {
+  databaseAdapters,
+  openDatabaseAs,
+  outboundEvents,
+  type OpenedDatabase,
+} from './composition/database.ts';
 import { composeAppEvents, type AppEvents } from './composition/events.ts';
 import { composeIdentity } from './composition/identity.ts';
 import { createOutbox } from './adapters/database/outbox.ts';
 import { FREE_TIER } from './domain/billing/tier.ts';
-import {
-  tierWatch,
-  unwatched,
-  type EventPolicy,
-  type TransactionWatch,
-} from './domain/events/tier-watch.ts';
+import type { EventPolicy } from './domain/events/subject-changes.ts';
 import type { Outbox } from './domain/ports/outbox.ts';
 import {
   paymentsProvider,
@@ -56,6 +55,8 @@ export interface Composition extends AppParts {
   store: Store;
   payments: PaymentsProvider;
   logger: Logger;
+  /** How changes are told to the application (the prices' tiers and intervals, the grace days). */
+  policy: EventPolicy;
   migrationsApplied: string[];
   /** The simulator's base URL when it runs embedded. */
   simulatorUrl: string | null;
@@ -90,15 +91,11 @@ export async function composeService(
 function serviceAdapters(
   config: Config,
   db: Database,
-  {
-    events,
-    logger,
-    simulatorUrl,
-  }: { events: AppEvents | null; logger: Logger; simulatorUrl: string | null },
+  { logger, simulatorUrl }: { logger: Logger; simulatorUrl: string | null },
 ): ServiceAdapters {
   return {
     db,
-    ...databaseAdapters(db, events?.watch),
+    ...databaseAdapters(db, outboundEvents(config)),
     metrics: createPrometheusMetrics(() => db.poolStats()),
     payments: paymentsProvider(config, logger, simulatorUrl),
     logger,
@@ -147,9 +144,9 @@ async function composeServiceOn(
   const identity = await composeIdentity(config, logger);
   const simulator = await startSimulatorInService(config, database.server.reach, logger);
   const policy = tierPolicy(config);
-  const events = await composeAppEvents(config, policy);
+  const events = await composeAppEvents(config);
   const simulatorUrl = simulator?.url ?? null;
-  const adapters = serviceAdapters(config, database.db, { events, logger, simulatorUrl });
+  const adapters = serviceAdapters(config, database.db, { logger, simulatorUrl });
   const services = routeServices(config, adapters, {
     verifier: identity.verifier,
     policy,
@@ -169,6 +166,7 @@ async function composeServiceOn(
     store,
     payments,
     logger,
+    policy,
     migrationsApplied: database.applied,
     simulatorUrl,
     devIssuer: identity.devIssuer,
@@ -196,10 +194,6 @@ export async function composeDatabaseOwner(config: Config): Promise<DatabaseOwne
   };
 }
 
-/** An operator command's changes are recorded as the service's are, while events have a destination. */
-const operatorWatch = (config: Config, policy: EventPolicy): TransactionWatch =>
-  config.appEvents.kind === 'off' ? unwatched : tierWatch(policy);
-
 /** What an operator command works with: no HTTP server, simulator or identity provider. */
 export interface OperatorComposition {
   db: Database;
@@ -209,7 +203,7 @@ export interface OperatorComposition {
   /** This command's name in those leases: `cli`, the host and the pid. */
   holder: string;
   logger: Logger;
-  policy: TierPolicy;
+  policy: EventPolicy;
   /** The outbound events, to list and resend. */
   outbox: Outbox;
   migrationsApplied: string[];
@@ -228,7 +222,7 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
   const logger = createLogger(config.logLevel);
   const { db, applied, server } = await openDatabaseAs(config, 'operator', logger);
   const policy = tierPolicy(config);
-  const { store, ledger, leases } = databaseAdapters(db, operatorWatch(config, policy));
+  const { store, ledger, leases } = databaseAdapters(db, outboundEvents(config));
   const payments = async () => paymentsProvider(config, logger, await runningSimulatorUrl(config));
   return {
     db,
@@ -242,7 +236,8 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
     payments,
     async webhooks() {
       const metrics = createPrometheusMetrics(() => db.poolStats());
-      return webhookService(config, { ledger, store, payments: await payments(), metrics, logger });
+      const parts = { ledger, store, payments: await payments(), metrics, logger };
+      return webhookService(config, parts, policy);
     },
     async close() {
       await db.close();

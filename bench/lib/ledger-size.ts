@@ -82,7 +82,7 @@ export async function ledgerSize(serverUrl: string, million: number): Promise<Me
       },
     };
     const forget = (cutoffDaysAgo: number) =>
-      createEventLedger(timed).forgetEvents(
+      createEventLedger(timed, 'dropped').forgetEvents(
         new Date(Date.now() - cutoffDaysAgo * DAY_S * 1000),
         new AbortController().signal,
       );

@@ -15,8 +15,7 @@ import {
 } from '../adapters/database/open.ts';
 import { createRateLimitCounts } from '../adapters/database/rate-limit-counts.ts';
 import type { Database } from '../adapters/database/sql-client.ts';
-import { unwatched, type TransactionWatch } from '../domain/events/tier-watch.ts';
-import { createStore } from '../adapters/database/store.ts';
+import { createStore, type OutboundEvents } from '../adapters/database/store.ts';
 
 export interface OpenedDatabase {
   db: Database;
@@ -44,11 +43,14 @@ export async function openDatabaseAs(
   }
 }
 
-/** `watch`: what records outbound events beside each change (none when no destination is configured). */
-export function databaseAdapters(db: Database, watch: TransactionWatch = unwatched) {
+/** Outbound events are recorded only where a destination is configured. */
+export const outboundEvents = (config: Config): OutboundEvents =>
+  config.appEvents.kind === 'off' ? 'dropped' : 'recorded';
+
+export function databaseAdapters(db: Database, outbound: OutboundEvents) {
   return {
-    store: createStore(db, watch),
-    ledger: createEventLedger(db, undefined, undefined, watch),
+    store: createStore(db, outbound),
+    ledger: createEventLedger(db, outbound),
     leases: createJobLeases(db),
     limitCounts: createRateLimitCounts(db),
   };

@@ -1,15 +1,13 @@
-// Outbound events, when there is somewhere to send them: the watch that records them beside each
-// change, the sender, and in development without APP_WEBHOOK_URL the service's own receiver (its
-// address known once the service listens) with a secret kept under DATA_DIR.
+// Outbound events, when there is somewhere to send them: the sender, and in development without
+// APP_WEBHOOK_URL the service's own receiver (its address known once the service listens) with a
+// secret kept under DATA_DIR.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.ts';
 import { createHttpSender } from '../adapters/events/http-sender.ts';
-import { tierWatch, type EventPolicy, type TransactionWatch } from '../domain/events/tier-watch.ts';
 import type { EventSender } from '../domain/ports/event-sender.ts';
 import { APP_EVENTS_PATH, appEventsReceiver, loadOrCreateEventSecret } from '../dev/app-events.ts';
 
 export interface AppEvents {
-  watch: TransactionWatch;
   sender: EventSender;
   /** The development receiver's routes; null when events go to the application. */
   receiver: FastifyPluginAsync | null;
@@ -17,18 +15,14 @@ export interface AppEvents {
   setServiceUrl(url: string): void;
 }
 
-/** Null when no destination is configured: nothing is recorded. */
-export async function composeAppEvents(
-  config: Config,
-  policy: EventPolicy,
-): Promise<AppEvents | null> {
+/** Null when no destination is configured: no event is recorded. */
+export async function composeAppEvents(config: Config): Promise<AppEvents | null> {
   const target = config.appEvents;
   if (target.kind === 'off') return null;
   const secrets = target.secrets ?? [await loadOrCreateEventSecret(config.dataDir)];
   let url = target.kind === 'application' ? target.url : null;
   const development = target.kind === 'development';
   return {
-    watch: tierWatch(policy),
     sender: createHttpSender({ url: () => url, secrets: () => secrets }),
     receiver: development ? appEventsReceiver(secrets, config.localNames) : null,
     setServiceUrl(serviceUrl) {

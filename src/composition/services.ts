@@ -26,8 +26,8 @@ import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { DatabaseAdapters } from './database.ts';
 import type { AppEvents } from './events.ts';
 import { createOutbox } from '../adapters/database/outbox.ts';
-import { FREE_TIER, type TierPolicy } from '../domain/billing/tier.ts';
-import type { EventPolicy } from '../domain/events/tier-watch.ts';
+import { FREE_TIER } from '../domain/billing/tier.ts';
+import type { EventPolicy } from '../domain/events/subject-changes.ts';
 import { DeliveryWorker } from '../domain/events/delivery-worker.ts';
 
 /** The adapters a service is built from. */
@@ -41,6 +41,7 @@ export interface ServiceAdapters extends DatabaseAdapters {
 export function webhookService(
   config: Config,
   adapters: Pick<ServiceAdapters, 'ledger' | 'store' | 'payments' | 'metrics' | 'logger'>,
+  policy: EventPolicy,
 ): WebhookService {
   const { ledger, store, payments, metrics, logger } = adapters;
   return new WebhookService({
@@ -49,6 +50,7 @@ export function webhookService(
     verifier: createStripeWebhookVerifier(config.webhookSecrets),
     payments,
     settings: config.payments,
+    policy,
     log: logger,
     metrics,
   });
@@ -63,7 +65,7 @@ export function routeServices(
     portalConfiguration,
   }: {
     verifier: TokenVerifier;
-    policy: TierPolicy;
+    policy: EventPolicy;
     portalConfiguration: PortalConfigurationId;
   },
 ): Services {
@@ -106,7 +108,7 @@ export function routeServices(
       store,
       organizations && { issuer: organizations.issuer, mode: organizations.seats.mode },
     ),
-    webhooks: webhookService(config, adapters),
+    webhooks: webhookService(config, adapters, policy),
     metrics,
     checkReady: () => checkMigrated(db),
   };
@@ -134,8 +136,8 @@ export const instanceName = (): string =>
   `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
 /**
- * Reconciliation, retention, the seat engine, and with outbound events their clock and delivery
- * worker: started once the service listens.
+ * Reconciliation, retention, the seat engine, the clock of tier changes, and with outbound events
+ * their delivery worker: started once the service listens.
  */
 export function backgroundJobs(
   config: Config,
@@ -157,16 +159,16 @@ export function backgroundJobs(
     reconcileEveryMs: config.reconcileEveryMs,
     retentionDays: config.retentionDays,
     seats: config.organizations?.seats ?? null,
-    events: events && {
-      outbox,
-      policy,
-      worker: new DeliveryWorker({
+    policy,
+    outbox,
+    deliveries:
+      events &&
+      new DeliveryWorker({
         outbox,
         sender: events.sender,
         holder,
         log: logger,
         onCounts: (counts) => metrics.outboundEvents(counts),
       }),
-    },
   });
 }

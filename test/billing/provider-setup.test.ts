@@ -45,7 +45,7 @@ describe(`the provider at start-up (${databaseLabel})`, () => {
     const id = await setUpProvider(
       {
         payments: t.composition.payments,
-        leases: databaseAdapters(t.composition.db).leases,
+        leases: databaseAdapters(t.composition.db, 'dropped').leases,
         holder,
         log: { info: line, warn: line },
       },
@@ -152,7 +152,7 @@ describe(`the provider at start-up (${databaseLabel})`, () => {
     const id = await setUpProvider(
       {
         payments: unreachable,
-        leases: databaseAdapters(t.composition.db).leases,
+        leases: databaseAdapters(t.composition.db, 'dropped').leases,
         holder: 'offline',
         log: { info: line, warn: line },
       },

@@ -258,6 +258,7 @@ describe(`reconcile with a throttling provider (${databaseLabel})`, () => {
         store: t.composition.store,
         payments: t.composition.payments,
         log: t.composition.logger,
+        policy: t.composition.policy,
       },
       { sleep: async (ms) => void waits.push(ms) },
     );
@@ -289,6 +290,7 @@ describe(`reconcile with a throttling provider (${databaseLabel})`, () => {
         store: t.composition.store,
         payments: t.composition.payments,
         log: t.composition.logger,
+        policy: t.composition.policy,
       });
       assert.deepEqual(
         { seen: result.seen, unlinked: result.unlinked, repaired: result.repaired },

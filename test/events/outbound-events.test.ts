@@ -138,7 +138,7 @@ describe(`outbound events (${databaseLabel})`, () => {
       metadataOrgId: null,
     };
     const read = { value: [listed], readAt: Math.floor(Date.now() / 1000) + 5 };
-    const deps = { store: t.composition.store, log: SILENT };
+    const deps = { store: t.composition.store, log: SILENT, policy: t.composition.policy };
     const [change] = await applyListing(deps, read);
     assert.equal(change!.verdict, 'repaired');
     await applyListing(deps, read);
@@ -393,7 +393,7 @@ describe(`outbound events (${databaseLabel})`, () => {
     const forget = (aheadDays: number) =>
       forgetExpired(
         {
-          ledger: createEventLedger(t.composition.db),
+          ledger: createEventLedger(t.composition.db, 'recorded'),
           limits: null,
           outbox: createOutbox(t.composition.db, 'free'),
           metrics: t.composition.services.metrics,

@@ -34,6 +34,7 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
       store: t().composition.store,
       payments,
       log: t().composition.logger,
+      policy: t().composition.policy,
       metrics: t().composition.services.metrics,
       holder,
       settings: t().config.organizations!.seats,

@@ -30,6 +30,7 @@ describe(`the seat engine (${databaseLabel})`, () => {
       store: t.composition.store,
       payments: t.composition.payments,
       log: t.composition.logger,
+      policy: t.composition.policy,
       metrics: t.composition.services.metrics,
       holder: 'seat-sync-test',
       settings: t.config.organizations!.seats,

@@ -16,12 +16,7 @@ export async function openPglite(): Promise<Database> {
   return {
     kind: 'pglite',
     ...sqlClientOn(pg),
-    transaction: (work, last) =>
-      pg.transaction(async (tx) => {
-        const result = await work(sqlClientOn(tx));
-        if (last) await tx.query(last.sql, last.params);
-        return result;
-      }),
+    transaction: (work) => pg.transaction((tx) => work(sqlClientOn(tx))),
     poolStats: () => ({ size: 1, idle: 1, waiting: 0 }),
     close: () => pg.close(),
   };

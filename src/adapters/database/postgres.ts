@@ -5,7 +5,6 @@ import {
   type Database,
   type SqlClient,
   type SqlParam,
-  type Statement,
 } from './sql-client.ts';
 import { StatementNames, type StatementMode } from './statement-names.ts';
 
@@ -76,40 +75,26 @@ function pipelined<T>(sent: Promise<T>): Promise<T> {
 
 const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED';
 
-/**
- * COMMIT, sent with the last statement: a failed statement aborts the transaction, and the server
- * answers that COMMIT with a rollback; the statement's error is what is thrown.
- */
-async function commit(
-  connection: pg.PoolClient,
-  last: Statement | undefined,
-  toQuery: ToQuery,
-): Promise<void> {
-  const lastDone = last && pipelined(connection.query(toQuery(last.sql, last.params)));
-  const committed = await connection.query('COMMIT');
-  await lastDone;
-  if (committed.command !== 'COMMIT')
-    throw new Error(`transaction ended with ${committed.command} instead of COMMIT`);
-}
-
-/** Runs `work` in one transaction on a connection of its own; `last` goes with COMMIT. */
+/** Runs `work` in one transaction on a connection of its own. */
 async function inTransaction<T>(
   pool: pg.Pool,
   work: (tx: SqlClient) => Promise<T>,
-  last: Statement | undefined,
   toQuery: ToQuery,
 ): Promise<T> {
   const connection = await guarded(() => pool.connect());
   let lost: DatabaseUnavailableError | undefined;
   try {
-    // BEGIN travels with the first statements of `work` (those it sends before it awaits): one
-    // round trip less per transaction. BEGIN cannot fail on a working connection, and on a
-    // broken one so does what follows. READ COMMITTED whatever the server's default: the
-    // event lock's second look (migrations/003) needs a fresh snapshot.
+    // BEGIN travels with the first statement of `work`: one round trip less per transaction.
+    // BEGIN cannot fail on a working connection, and on a broken one so does what follows. READ
+    // COMMITTED whatever the server's default: a delivery that waited on another's record, and a
+    // conditional write that waited on another's row, go on from what that one committed.
     const begun = pipelined(connection.query(BEGIN));
     const result = await work(sqlClientOn(connection, toQuery));
     await begun;
-    await commit(connection, last, toQuery);
+    const committed = await connection.query('COMMIT');
+    // A statement that failed unawaited aborted the transaction: the server answers a rollback.
+    if (committed.command !== 'COMMIT')
+      throw new Error(`transaction ended with ${committed.command} instead of COMMIT`);
     return result;
   } catch (error) {
     // A lost connection is released with its error, so the pool discards it: pg may not
@@ -169,8 +154,7 @@ export function openPostgres(
     query: <Row>(sql: string, params?: SqlParam[]) =>
       againIfUnnamed(names, () => direct.query<Row>(sql, params)),
     exec: direct.exec,
-    transaction: (work, last) =>
-      againIfUnnamed(names, () => inTransaction(pool, work, last, toQuery)),
+    transaction: (work) => againIfUnnamed(names, () => inTransaction(pool, work, toQuery)),
     poolStats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };

@@ -14,20 +14,10 @@ export interface PoolStats {
   waiting: number;
 }
 
-/** One statement and its parameters. */
-export interface Statement {
-  sql: string;
-  params: SqlParam[];
-}
-
 export interface Database extends SqlClient {
   readonly kind: 'pglite' | 'postgres';
-  /**
-   * Runs `work` in one transaction. `last`, when given, runs after `work` and goes to the server
-   * together with COMMIT where the driver can pipeline them; if it fails, the transaction is
-   * rolled back and its error thrown.
-   */
-  transaction<T>(work: (tx: SqlClient) => Promise<T>, last?: Statement): Promise<T>;
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T>;
   /** Connections in use and waiting; PGlite has one connection and reports it. */
   poolStats(): PoolStats;
   close(): Promise<void>;

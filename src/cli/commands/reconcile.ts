@@ -45,11 +45,11 @@ export const reconcileCommand: Command = {
     ]);
     const composition = await composeOperator(config);
     try {
-      const { store, logger } = composition;
+      const { store, logger, policy } = composition;
       const payments = await composition.payments();
       const work = (signal?: AbortSignal) =>
         reconcile(
-          { store, payments, log: logger },
+          { store, payments, log: logger, policy },
           {
             dryRun,
             signal,

@@ -17,11 +17,12 @@ import {
   type ListingOptions,
   type Tally,
 } from './provider-listing.ts';
-import { tierOf, type TierPolicy } from './tier.ts';
+import { tierOf } from './tier.ts';
+import type { EventPolicy } from '../events/subject-changes.ts';
 
 export interface LinkCustomerDeps extends ListingDeps {
   payments: PaymentsProvider;
-  policy: TierPolicy;
+  policy: EventPolicy;
   now?: () => Date;
 }
 

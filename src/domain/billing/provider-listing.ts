@@ -3,6 +3,7 @@
 // older second, so a late event older than it cannot undo the repair and a newer state is kept. A
 // tie (a state of that very second that says otherwise) is settled by listing again a second later.
 import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { EventPolicy } from '../events/subject-changes.ts';
 import type { TierCause } from '../events/tier-reason.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
@@ -36,6 +37,8 @@ export interface Change {
 export interface ListingDeps {
   store: Store;
   log: Logger;
+  /** How the changes a listing makes are told to the application. */
+  policy: EventPolicy;
 }
 
 export interface ListingOptions extends ThrottledRetryOptions {
@@ -54,7 +57,7 @@ async function decide(
   deps: ListingDeps,
   repos: Repositories,
   { value: listed, readAt }: ProviderRead<ProviderSubscription[]>,
-  write: boolean,
+  { write, cause }: { write: boolean; cause: TierCause },
 ): Promise<Change[]> {
   const ids = listed.map((s) => s.id);
   const stored = new Map(
@@ -62,7 +65,8 @@ async function decide(
   );
   const confirmed: string[] = [];
   const changes: Change[] = [];
-  const ctx = { tx: repos, log: deps.log };
+  const telling = { policy: deps.policy, cause, now: new Date() };
+  const ctx = { tx: repos, log: deps.log, telling };
   for (const next of listed) {
     const before = stored.get(next.id) ?? null;
     const order = before === null ? null : ordering(readAt, before.asOf);
@@ -82,7 +86,7 @@ async function decide(
       verdict = owner === null ? 'unlinked' : 'repaired';
     }
     changes.push({ subscription: next, before, verdict });
-    if (write) await storeSchedule(repos, next, readAt);
+    if (write) await storeSchedule(ctx, next, readAt);
   }
   if (write) await repos.subscriptions.confirm(confirmed, readAt);
   return changes;
@@ -97,10 +101,10 @@ export async function applyListing(
   read: ProviderRead<ProviderSubscription[]>,
   { dryRun = false, cause = 'reconciled' }: ListingOptions = {},
 ): Promise<Change[]> {
-  if (dryRun) return decide(deps, deps.store, read, false);
+  if (dryRun) return decide(deps, deps.store, read, { write: false, cause });
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.store.transaction((tx) => decide(deps, tx, read, true), cause);
+      return await deps.store.transaction((tx) => decide(deps, tx, read, { write: true, cause }));
     } catch (error) {
       if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;
     }

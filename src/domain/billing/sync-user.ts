@@ -8,12 +8,13 @@ import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { UnknownUserError } from './operator-errors.ts';
 import { applyCustomerListing } from './provider-listing.ts';
-import { tierOf, type TierPolicy } from './tier.ts';
+import { tierOf } from './tier.ts';
+import type { EventPolicy } from '../events/subject-changes.ts';
 
 export interface SyncUserDeps {
   store: Store;
   payments: PaymentsProvider;
-  policy: TierPolicy;
+  policy: EventPolicy;
   log: Logger;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;

@@ -6,7 +6,7 @@
 import type { SubjectRef } from '../model.ts';
 import type { Outbox } from '../ports/outbox.ts';
 import type { Store } from '../ports/store.ts';
-import { announceChanges, type EventPolicy } from './tier-watch.ts';
+import { announceChanges, type EventPolicy } from './subject-changes.ts';
 
 /** Looked at twice a minute, so a change is recorded well within the minute. */
 export const TIER_CLOCK_EVERY_MS = 30_000;
@@ -24,7 +24,7 @@ export async function announcePassedEnds(
   signal: AbortSignal,
 ): Promise<{ looked: number }> {
   const now = deps.clock?.() ?? new Date();
-  const look = { policy: deps.policy, cause: null, firstStored: false, untoldBefore: null, now };
+  const look = { policy: deps.policy, cause: null, written: null, now };
   const lookAt = async (subjects: SubjectRef[]) => {
     for (const ref of subjects) {
       signal.throwIfAborted();

@@ -18,17 +18,13 @@ export interface EventDraft {
   body: string;
 }
 
-/** The outbox inside a transaction: what the tier-watch (events/tier-watch.ts) reads and writes. */
+/** The outbox inside a transaction: what events/subject-changes.ts reads and writes. */
 export interface OutboxRepository {
   /**
    * The subject's announced state, locked until the transaction ends, so that two transactions
    * changing one subject take turns; its record is made on first sight, with a null tier.
    */
   lockOrCreateAnnounced(subject: SubjectRef): Promise<Announced>;
-  /** Whether the subject was ever told its tier (read without a lock). */
-  wasTold(subject: SubjectRef): Promise<boolean>;
-  /** Who pays for the stored subscription; null when none is stored. */
-  subscriptionOwner(subscriptionId: string): Promise<SubjectRef | null>;
   /** Stores what the subject is told now, and the events that tell it, in the order given. */
   announce(subject: SubjectRef, state: Announced, events: EventDraft[], now: Date): Promise<void>;
   /** Writes events that change nothing the subject was told (a notice: a trial ending soon), under its lock. */

@@ -7,7 +7,6 @@ import type {
   SubscriptionState,
   User,
 } from '../model.ts';
-import type { TierCause } from '../events/tier-reason.ts';
 import type { OutboxRepository } from './outbox.ts';
 
 export interface UsersRepository {
@@ -182,21 +181,24 @@ export interface SubscriptionsRepository {
    * A conditional write, in one statement: overwrites the provider's terms of a stored
    * subscription of the same customer (its user kept) only while its stored `asOf` is below
    * `state.asOf`, and bumps its revision; a failure time already stored is kept while
-   * `state.paymentFailedAt` is set. Otherwise writes nothing and says the stored `asOf` (null:
-   * none stored), for the caller to decide.
+   * `state.paymentFailedAt` is set. Says what it replaced and what it wrote; otherwise writes
+   * nothing and says the stored `asOf` (null: none stored), for the caller to decide.
    */
   updateIfAsOfBelow(
     state: Omit<SubscriptionState, 'revision' | 'owner'>,
   ): Promise<ConditionalWrite>;
 }
 
-export type ConditionalWrite = { written: true } | { written: false; storedAsOf: number | null };
+export type ConditionalWrite =
+  | { written: true; before: SubscriptionState; after: SubscriptionState }
+  | { written: false; storedAsOf: number | null };
 
 /** A subscription's pending change, as its schedule's events say it (migrations/013). */
 export interface PendingChangesRepository {
   /**
    * Stores what the schedule's event as of `asOf` says (`change` null: none pending; `ended`: the
-   * schedule released, canceled or completed), unless a newer event's is stored.
+   * schedule released, canceled or completed), unless a newer event's is stored. Says who pays
+   * for the subscription when it wrote (null: nothing written, or the subscription is not stored).
    */
   record(input: {
     subscriptionId: string;
@@ -204,14 +206,17 @@ export interface PendingChangesRepository {
     change: PendingChange | null;
     ended: boolean;
     asOf: number;
-  }): Promise<void>;
+  }): Promise<SubjectRef | null>;
   /**
    * Whether an active schedule's event of that very second, stored already, says otherwise: a tie
    * the ordering cannot settle.
    */
   tiesWith(input: Parameters<PendingChangesRepository['record']>[0]): Promise<boolean>;
-  /** No schedule manages the subscription as of `asOf`: none pending, unless a newer event's is stored. */
-  clear(subscriptionId: string, asOf: number): Promise<void>;
+  /**
+   * No schedule manages the subscription as of `asOf`: none pending, unless a newer event's is
+   * stored. Says who pays for it when it wrote, as `record`.
+   */
+  clear(subscriptionId: string, asOf: number): Promise<SubjectRef | null>;
   /** The change pending for the subscription; null when none is. */
   of(subscriptionId: string): Promise<PendingChange | null>;
 }
@@ -227,9 +232,6 @@ export interface Repositories {
 }
 
 export interface Store extends Repositories {
-  /**
-   * Runs `work` in one transaction; `cause`, when given, is why every tier it changes changed (a
-   * reconciliation, an operator's command) in the events the application is told.
-   */
-  transaction<T>(work: (tx: Repositories) => Promise<T>, cause?: TierCause): Promise<T>;
+  /** Runs `work` in one transaction, on the repositories bound to it. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
 }

@@ -41,8 +41,11 @@ export interface ScheduledJobsDeps {
   retentionDays: RetentionDays;
   /** Null: organisations are off. */
   seats: SeatSettings | null;
-  /** Outbound events: the clock of tier changes and this instance's delivery worker; null: off. */
-  events: (Omit<TierClockDeps, 'store'> & { worker: DeliveryWorker }) | null;
+  /** What the application is told of the changes the jobs make or find (tier-clock.ts). */
+  policy: TierClockDeps['policy'];
+  outbox: TierClockDeps['outbox'];
+  /** This instance's delivery of outbound events; null while no destination is configured. */
+  deliveries: DeliveryWorker | null;
 }
 
 export interface ScheduledJobs {
@@ -52,8 +55,8 @@ export interface ScheduledJobs {
   seats: SeatSync | null;
   /** With BILLING_SEATS=active: marks the organisations whose members lapsed out of the window. */
   seatLapses: ScheduledJob | null;
-  /** With outbound events: the clock of the tier changes no write makes, and this instance's deliveries. */
-  tierClock: ScheduledJob | null;
+  /** The clock of the tier changes no write makes. */
+  tierClock: ScheduledJob;
   deliveries: DeliveryWorker | null;
   start(): void;
   stop(): Promise<void>;
@@ -97,11 +100,7 @@ function reconciliationJob(deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob 
 
 const retentionJob = (deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob =>
   job('retention', RETENTION_EVERY_MS, async (signal) => ({
-    ...(await forgetExpired(
-      { ...deps, outbox: deps.events?.outbox ?? null },
-      deps.retentionDays,
-      signal,
-    )),
+    ...(await forgetExpired(deps, deps.retentionDays, signal)),
   }));
 
 /** The seat engine, and with BILLING_SEATS=active the look for lapsed members; none without organisations. */
@@ -109,9 +108,9 @@ function seatJobs(
   deps: ScheduledJobsDeps,
   job: MakeJob,
 ): Pick<ScheduledJobs, 'seats' | 'seatLapses'> {
-  const { seats, store, payments, log, metrics, holder } = deps;
+  const { seats, store, payments, log, metrics, holder, policy } = deps;
   if (seats === null) return { seats: null, seatLapses: null };
-  const engine = new SeatSync({ store, payments, log, metrics, holder, settings: seats });
+  const engine = new SeatSync({ store, payments, log, metrics, holder, policy, settings: seats });
   const seatLapses =
     seats.mode !== 'active'
       ? null
@@ -121,14 +120,8 @@ function seatJobs(
   return { seats: engine, seatLapses };
 }
 
-const tierClockJob = ({ events, store }: ScheduledJobsDeps, job: MakeJob): ScheduledJob | null =>
-  events &&
-  job(
-    'tier-clock',
-    TIER_CLOCK_EVERY_MS,
-    (signal) => announcePassedEnds({ ...events, store }, signal),
-    true,
-  );
+const tierClockJob = (deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob =>
+  job('tier-clock', TIER_CLOCK_EVERY_MS, (signal) => announcePassedEnds(deps, signal), true);
 
 export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
   const job = jobMaker(deps);
@@ -137,7 +130,7 @@ export function scheduledJobs(deps: ScheduledJobsDeps): ScheduledJobs {
     retention: retentionJob(deps, job),
     ...seatJobs(deps, job),
     tierClock: tierClockJob(deps, job),
-    deliveries: deps.events?.worker ?? null,
+    deliveries: deps.deliveries,
   };
   const all = Object.values(jobs).filter((j) => j !== null);
   return {

@@ -19,6 +19,7 @@ import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { SeatWork, Store } from '../ports/store.ts';
 import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
+import type { EventPolicy } from '../events/subject-changes.ts';
 import { desiredSeats, type SeatSettings } from './desired-seats.ts';
 
 export interface SeatSyncTiming {
@@ -46,6 +47,8 @@ export interface SeatSyncDeps {
   store: Store;
   payments: PaymentsProvider;
   log: Logger;
+  /** How the quantities it stores are told to the application. */
+  policy: EventPolicy;
   metrics: Pick<Metrics, 'seatUpdate' | 'seatsOutOfSync'>;
   /** This instance's name in the leases. */
   holder: string;
@@ -214,15 +217,17 @@ export class SeatSync {
    * everything older is in it, and the update's own event is newer, so it applies without a read.
    */
   private async applyAnswer(seen: SubscriptionState, answer: ProviderRead<ProviderSubscription>) {
-    const { store, log } = this.deps;
+    const { store, log, policy } = this.deps;
     const asOf = answer.readAt - 1;
+    const telling = { policy, cause: null, now: new Date() };
     const replaced = await store.transaction(async (tx) => {
       const stored = await tx.subscriptions.findForUpdate(seen.id);
       if (stored?.revision !== seen.revision) return false;
       const next = { stored, next: answer.value, asOf: Math.max(asOf, stored.asOf), created: asOf };
-      return (await saveState({ tx, log }, next)) === 'saved';
+      return (await saveState({ tx, log, telling }, next)) === 'saved';
     });
-    if (!replaced) await applyListing({ store, log }, { value: [answer.value], readAt: asOf });
+    if (!replaced)
+      await applyListing({ store, log, policy }, { value: [answer.value], readAt: asOf });
   }
 }
 

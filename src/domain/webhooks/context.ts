@@ -3,10 +3,10 @@
 // rolls the whole event back; DecideAgain (delivery-reads.ts) makes the service read what is
 // missing, outside the transaction, and apply again.
 import type { Organization, PaymentEvent, SubjectRef, User } from '../model.ts';
-import type { CarriedState } from '../ports/event-ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
+import type { Telling } from '../events/subject-changes.ts';
 import type { DeliveryReads } from './delivery-reads.ts';
 
 export interface PrepareContext {
@@ -24,7 +24,8 @@ export interface ApplyContext {
   tx: Repositories;
   reads: DeliveryReads;
   log: Logger;
-  now: Date;
+  /** What the application is told of the changes the event makes, and when. */
+  telling: Telling;
 }
 
 /**
@@ -37,12 +38,6 @@ export interface EventHandler<E extends PaymentEvent> {
   readonly kind: E['kind'];
   readonly prepare?: (event: E, ctx: PrepareContext) => Promise<void>;
   readonly apply: (event: E, ctx: ApplyContext) => Promise<void>;
-  /**
-   * For an event that carries its subscription's state: that state, which the ledger may write
-   * with the record in one step where the ordering settles it (newer or older than what is
-   * stored); `prepare` and `apply` run only where it does not.
-   */
-  readonly carriedState?: (event: E) => CarriedState;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -4,7 +4,7 @@
 // the provider read, outside the transaction, and the read is applied only over the state it was
 // sent after (or one it is newer than).
 import type { ProviderSubscription, SubscriptionState } from '../model.ts';
-import type { CarriedState } from '../ports/event-ledger.ts';
+import { tellSubscriptionWritten } from '../events/subject-changes.ts';
 import { DecideAgain } from './delivery-reads.ts';
 import { linkCustomerTo } from '../billing/billing-subject.ts';
 import { findEventSubject, type ApplyContext, type PrepareContext } from './context.ts';
@@ -35,7 +35,7 @@ export async function syncSubscription(
   // writes exactly when the event is newer than the stored state, and else says what stands.
   if (carried !== null) {
     const write = await ctx.tx.subscriptions.updateIfAsOfBelow(stateAsOfEvent(carried, created));
-    if (write.written) return;
+    if (write.written) return tellSubscriptionWritten(ctx.tx, write, ctx.telling);
     if (write.storedAsOf !== null && ordering(created, write.storedAsOf) === 'older')
       return skipped(ctx, id, created);
   }
@@ -59,7 +59,7 @@ export async function syncSubscription(
 }
 
 /** The state a snapshot event carries, as of its `created`, for a conditional write. */
-export const stateAsOfEvent = (carried: ProviderSubscription, created: number): CarriedState => ({
+const stateAsOfEvent = (carried: ProviderSubscription, created: number) => ({
   ...carried,
   paymentFailedAt: failingSince(carried, null, created),
   asOf: created,
@@ -96,7 +96,7 @@ export interface NewState {
  * (billing/provider-listing.ts).
  */
 export async function saveState(
-  ctx: Pick<ApplyContext, 'tx' | 'log'>,
+  ctx: Pick<ApplyContext, 'tx' | 'log' | 'telling'>,
   { stored, next, asOf, created }: NewState,
 ): Promise<'saved' | 'unlinked'> {
   // A subscription never changes customer: who pays is looked up (and linked) for a first snapshot only.
@@ -122,5 +122,6 @@ export async function saveState(
   if (stored !== null) await ctx.tx.subscriptions.update(state);
   else if (!(await ctx.tx.subscriptions.insert(state)))
     throw new DecideAgain(`subscription ${next.id} was stored by another delivery meanwhile`);
+  await tellSubscriptionWritten(ctx.tx, { before: stored, after: state }, ctx.telling);
   return 'saved';
 }

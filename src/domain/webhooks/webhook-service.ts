@@ -5,6 +5,7 @@
 // `ignored`, since redelivering it would fail the same way.
 import type { PaymentEvent, UnmappableEvent, WebhookEventRecord } from '../model.ts';
 import { DomainError, UnmappableAnswer } from '../errors.ts';
+import type { EventPolicy } from '../events/subject-changes.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Metrics } from '../ports/metrics.ts';
@@ -26,6 +27,8 @@ export interface WebhookServiceOptions {
   verifier: WebhookVerifier;
   payments: PaymentsProvider;
   settings: WebhookSettings;
+  /** How the changes events make are told to the application. */
+  policy: EventPolicy;
   log: Logger;
   metrics: Metrics;
 }
@@ -41,6 +44,7 @@ export class WebhookService {
   private readonly log: Logger;
   private readonly metrics: Metrics;
   private readonly payments: PaymentsProvider;
+  private readonly policy: EventPolicy;
 
   constructor(options: WebhookServiceOptions) {
     this.ledger = options.ledger;
@@ -50,6 +54,7 @@ export class WebhookService {
     this.log = options.log;
     this.metrics = options.metrics;
     this.payments = options.payments;
+    this.policy = options.policy;
   }
 
   /**
@@ -149,16 +154,6 @@ export class WebhookService {
     handler: BoundHandler,
     record: WebhookEventRecord,
   ): Promise<boolean> {
-    const { carriedState } = handler;
-    if (carriedState !== null) {
-      const step = await this.ledger.recordWithState(record, carriedState);
-      if (step === 'older')
-        this.log.debug(
-          { subscription: carriedState.id, created: event.created },
-          'event older than the stored subscription: skipped',
-        );
-      if (step !== 'unsettled') return step !== 'duplicate';
-    }
     const reads = new DeliveryReads(this.payments, event.created);
     await handler.prepare({
       store: this.store,
@@ -169,8 +164,9 @@ export class WebhookService {
     });
     for (let attempt = 1; ; attempt++) {
       try {
+        const telling = { policy: this.policy, cause: null, now: new Date() };
         return await this.ledger.recordOnce(record, (tx) =>
-          handler.apply({ tx, reads, log: this.log, now: new Date() }),
+          handler.apply({ tx, reads, log: this.log, telling }),
         );
       } catch (error) {
         if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;

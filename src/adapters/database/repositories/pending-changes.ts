@@ -4,19 +4,28 @@
 import type { PendingChange } from '../../../domain/model.ts';
 import type { PendingChangesRepository } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
+import { ownerOf, type OwnerRow } from './rows.ts';
 
-const RECORD = `
+// Each write says who pays for the subscription when it changed what is stored.
+const OWNER_OF_WRITTEN = `SELECT s.user_id, s.organization_id FROM written
+  JOIN subscriptions s ON s.id = written.subscription_id`;
+
+const RECORD = `WITH written AS (
   INSERT INTO pending_changes (subscription_id, schedule_id, price_id, effective_at, as_of, rank)
   VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (subscription_id) DO UPDATE SET schedule_id = EXCLUDED.schedule_id,
     price_id = EXCLUDED.price_id, effective_at = EXCLUDED.effective_at,
     as_of = EXCLUDED.as_of, rank = EXCLUDED.rank
     WHERE pending_changes.as_of < EXCLUDED.as_of
-      OR (pending_changes.as_of = EXCLUDED.as_of AND pending_changes.rank <= EXCLUDED.rank)`;
+      OR (pending_changes.as_of = EXCLUDED.as_of AND pending_changes.rank <= EXCLUDED.rank)
+  RETURNING subscription_id)
+  ${OWNER_OF_WRITTEN}`;
 
-const CLEAR = `
+const CLEAR = `WITH written AS (
   UPDATE pending_changes SET price_id = NULL, effective_at = NULL, as_of = $2, rank = 1
-  WHERE subscription_id = $1 AND as_of <= $2`;
+  WHERE subscription_id = $1 AND as_of <= $2
+  RETURNING subscription_id)
+  ${OWNER_OF_WRITTEN}`;
 
 const TIE = `
   SELECT 1 FROM pending_changes
@@ -30,7 +39,7 @@ const FIND = `
 export function pendingChangesRepository(db: SqlClient): PendingChangesRepository {
   return {
     async record({ subscriptionId, scheduleId, change, ended, asOf }) {
-      await db.query(RECORD, [
+      const [owner] = await db.query<OwnerRow>(RECORD, [
         subscriptionId,
         scheduleId,
         change?.priceId ?? null,
@@ -38,6 +47,7 @@ export function pendingChangesRepository(db: SqlClient): PendingChangesRepositor
         asOf,
         ended ? 1 : 0,
       ]);
+      return owner === undefined ? null : ownerOf(owner);
     },
     async tiesWith({ subscriptionId, scheduleId, change, ended, asOf }) {
       if (ended) return false;
@@ -51,7 +61,8 @@ export function pendingChangesRepository(db: SqlClient): PendingChangesRepositor
       return found.length > 0;
     },
     async clear(subscriptionId, asOf) {
-      await db.query(CLEAR, [subscriptionId, asOf]);
+      const [owner] = await db.query<OwnerRow>(CLEAR, [subscriptionId, asOf]);
+      return owner === undefined ? null : ownerOf(owner);
     },
     async of(subscriptionId): Promise<PendingChange | null> {
       const [row] = await db.query<{ price_id: string; effective_at: Date }>(FIND, [

@@ -1,6 +1,7 @@
 // Row <-> domain mapping shared by the repositories.
 import type {
   Organization,
+  SubjectRef,
   SubscriptionState,
   SubscriptionStatus,
   User,
@@ -50,21 +51,54 @@ export interface OrganizationRow extends AccountRow {
   idp_org_id: string;
 }
 
+const COLUMNS = [
+  'id',
+  'user_id',
+  'organization_id',
+  'customer_id',
+  'status',
+  'price_id',
+  'item_id',
+  'quantity',
+  'cancel_at_period_end',
+  'cancel_at',
+  'current_period_end',
+  'trial_end',
+  'payment_failed_at',
+  'created_at',
+  'as_of',
+  'revision',
+];
+
+/** Columns of a subscriptions row named `alias`, under `prefix` (the row mappers read `s_`). */
+export const subscriptionColumns = (alias: string, prefix = 's_') =>
+  COLUMNS.map((column) => `${alias}.${column} AS ${prefix}${column}`).join(', ');
+
 /** Columns of `subscriptions s` under the s_ prefix that the row mappers read. */
-export const SUBSCRIPTION_COLUMNS = `s.id AS s_id, s.user_id AS s_user_id, s.organization_id AS s_organization_id,
-  s.customer_id AS s_customer_id, s.status AS s_status, s.price_id AS s_price_id,
-  s.item_id AS s_item_id, s.quantity AS s_quantity, s.cancel_at_period_end AS s_cancel_at_period_end,
-  s.cancel_at AS s_cancel_at, s.current_period_end AS s_current_period_end, s.trial_end AS s_trial_end, s.payment_failed_at AS s_payment_failed_at,
-  s.created_at AS s_created_at, s.as_of AS s_as_of, s.revision AS s_revision`;
+export const SUBSCRIPTION_COLUMNS = subscriptionColumns('s');
+
+/** Who pays: exactly one of the two columns is set. */
+export interface OwnerRow {
+  user_id: string | null;
+  organization_id: string | null;
+}
+
+export const ownerOf = (row: OwnerRow): SubjectRef =>
+  row.user_id !== null
+    ? { type: 'user', id: row.user_id }
+    : { type: 'organization', id: row.organization_id! };
+
+/** The subscription of the columns under `prefix` (subscriptionColumns), as toSubscription reads `s_`. */
+export function toSubscriptionUnder(row: Record<string, unknown>, prefix: string) {
+  const columns = Object.fromEntries(COLUMNS.map((c) => [`s_${c}`, row[`${prefix}${c}`]]));
+  return toSubscription(columns as unknown as SubscriptionRow);
+}
 
 export function toSubscription(row: SubscriptionRow): SubscriptionState | null {
   if (row.s_id === null) return null;
   return {
     id: row.s_id,
-    owner:
-      row.s_user_id !== null
-        ? { type: 'user', id: row.s_user_id }
-        : { type: 'organization', id: row.s_organization_id! },
+    owner: ownerOf({ user_id: row.s_user_id, organization_id: row.s_organization_id }),
     customerId: row.s_customer_id,
     status: row.s_status as SubscriptionStatus,
     priceId: row.s_price_id,

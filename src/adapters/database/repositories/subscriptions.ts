@@ -3,14 +3,22 @@
 import type { ConditionalWrite, SubscriptionsRepository } from '../../../domain/ports/store.ts';
 import type { SubjectRef, SubscriptionState } from '../../../domain/model.ts';
 import type { SqlClient } from '../sql-client.ts';
-import { SUBSCRIPTION_COLUMNS, toSubscription, type SubscriptionRow } from './rows.ts';
+import {
+  ownerOf,
+  SUBSCRIPTION_COLUMNS,
+  subscriptionColumns,
+  toSubscription,
+  toSubscriptionUnder,
+  type OwnerRow,
+  type SubscriptionRow,
+} from './rows.ts';
 
 type StateToWrite = Omit<SubscriptionState, 'revision' | 'owner'>;
 
 const SELECT_ONE = `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = $1`;
 
 /** $1 to $12 of every statement that writes a state, in this order. */
-export const stateParams = (s: StateToWrite) => [
+const stateParams = (s: StateToWrite) => [
   s.id,
   s.customerId,
   s.status,
@@ -41,29 +49,34 @@ const UPDATE = `UPDATE subscriptions SET customer_id = $2, status = $3, price_id
     organization_id = $14, revision = revision + 1, updated_at = now()
   WHERE id = $1`;
 
-/** The provider's terms of stateParams written over a stored state of the same customer. */
-export const SET_NEWER_TERMS = `status = $3, price_id = $4, cancel_at_period_end = $5,
+// Written over a stored state of the same customer as of an earlier second, in one round trip,
+// the row as it was beside the row as written; or, when it is not written, what stands in the way.
+// The stored row is locked first (FOR UPDATE), so `before` is the version the update replaces.
+// `as_of` never decreases, so a stored state at least as new as this one stays so.
+const UPDATE_IF_AS_OF_BELOW = `WITH before AS (
+    SELECT * FROM subscriptions WHERE id = $1 FOR UPDATE),
+  written AS (
+    UPDATE subscriptions s SET status = $3, price_id = $4, cancel_at_period_end = $5,
       current_period_end = $6, cancel_at = $7, trial_end = $8,
       payment_failed_at = CASE WHEN $9::timestamptz IS NOT NULL
-        THEN COALESCE(payment_failed_at, $9::timestamptz) END,
-      as_of = $10, item_id = $11, quantity = $12, revision = revision + 1, updated_at = now()`;
-
-// Written, or what stands in the way, in one round trip. `as_of` never decreases, so a stored
-// state at least as new as this one in the statement's snapshot is so still now.
-const UPDATE_IF_AS_OF_BELOW = `WITH written AS (
-    UPDATE subscriptions SET ${SET_NEWER_TERMS}
-    WHERE id = $1 AND customer_id = $2 AND as_of < $10
-    RETURNING as_of)
-  SELECT true AS written, as_of FROM written
-  UNION ALL SELECT false, as_of FROM subscriptions WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM written)`;
+        THEN COALESCE(s.payment_failed_at, $9::timestamptz) END,
+      as_of = $10, item_id = $11, quantity = $12, revision = s.revision + 1, updated_at = now()
+    FROM before b WHERE s.id = b.id AND b.customer_id = $2 AND b.as_of < $10
+    RETURNING s.*)
+  SELECT ${subscriptionColumns('b', 'b_')}, ${subscriptionColumns('w')}
+  FROM before b LEFT JOIN written w ON true`;
 
 async function updateIfAsOfBelow(db: SqlClient, state: StateToWrite): Promise<ConditionalWrite> {
-  const [row] = await db.query<{ written: boolean; as_of: string | number }>(
+  const [row] = await db.query<SubscriptionRow & Record<string, unknown>>(
     UPDATE_IF_AS_OF_BELOW,
     stateParams(state),
   );
-  if (row?.written) return { written: true };
-  return { written: false, storedAsOf: row === undefined ? null : Number(row.as_of) };
+  if (row === undefined) return { written: false, storedAsOf: null };
+  const before = toSubscriptionUnder(row, 'b_')!;
+  const after = toSubscription(row);
+  return after === null
+    ? { written: false, storedAsOf: before.asOf }
+    : { written: true, before, after };
 }
 
 async function findMany(db: SqlClient, ids: readonly string[], lock: boolean) {
@@ -91,16 +104,12 @@ export function subscriptionsRepository(db: SqlClient): SubscriptionsRepository 
       );
     },
     async holdersOf(customerId, except) {
-      const rows = await db.query<{ user_id: string | null; organization_id: string | null }>(
+      const rows = await db.query<OwnerRow>(
         `SELECT DISTINCT user_id, organization_id FROM subscriptions
          WHERE customer_id = $1 AND COALESCE(user_id, organization_id) <> $2`,
         [customerId, except.id],
       );
-      return rows.map((row): SubjectRef =>
-        row.user_id !== null
-          ? { type: 'user', id: row.user_id }
-          : { type: 'organization', id: row.organization_id! },
-      );
+      return rows.map(ownerOf);
     },
     insert: async (s) =>
       (await db.query(INSERT, [...stateParams(s), ...ownerParams(s.owner), s.createdAt])).length >

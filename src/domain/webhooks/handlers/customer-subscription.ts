@@ -3,12 +3,11 @@
 // than what we hold. (Deleted arrives with status `canceled`, so the three share one handler.)
 import type { SubscriptionEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
-import { stateAsOfEvent, syncSubscription } from '../subscription-sync.ts';
+import { syncSubscription } from '../subscription-sync.ts';
 
 export const customerSubscriptionChanged: EventHandler<SubscriptionEvent> = {
   kind: 'subscription',
   async apply(event, ctx) {
     await syncSubscription(ctx, event.subscription.id, event.created, event.subscription);
   },
-  carriedState: (event) => stateAsOfEvent(event.subscription, event.created),
 };

@@ -2,7 +2,6 @@
 // as `ignored`. The table is keyed by HandledEventType (model.ts), so a misspelt type, or a
 // handler of another kind of event than the one its type is translated to, fails the type check.
 import type { HandledEvents, HandledEventType, PaymentEvent } from '../../model.ts';
-import type { CarriedState } from '../../ports/event-ledger.ts';
 import type { ApplyContext, EventHandler, PrepareContext } from '../context.ts';
 import { checkoutSessionCompleted } from './checkout-session-completed.ts';
 import { customerSubscriptionChanged } from './customer-subscription.ts';
@@ -37,8 +36,6 @@ export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<Ha
 export interface BoundHandler {
   prepare(ctx: PrepareContext): Promise<void>;
   apply(ctx: ApplyContext): Promise<void>;
-  /** The subscription state the event carries, for the one-step write; null when it carries none. */
-  carriedState: CarriedState | null;
 }
 
 export const isHandled = (type: string): type is HandledEventType =>
@@ -61,6 +58,5 @@ function bind<T extends HandledEventType>(type: T, event: PaymentEvent): BoundHa
   return {
     prepare: async (ctx) => handler.prepare?.(typed, ctx),
     apply: (ctx) => handler.apply(typed, ctx),
-    carriedState: handler.carriedState?.(typed) ?? null,
   };
 }

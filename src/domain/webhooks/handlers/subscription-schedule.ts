@@ -8,6 +8,7 @@
 import type { ProviderSubscription, ScheduleEvent } from '../../model.ts';
 import type { Repositories } from '../../ports/store.ts';
 import type { EventHandler } from '../context.ts';
+import { tellPendingChangeWritten, type Telling } from '../../events/subject-changes.ts';
 
 export const subscriptionScheduleChanged: EventHandler<ScheduleEvent> = {
   kind: 'schedule',
@@ -21,11 +22,13 @@ export const subscriptionScheduleChanged: EventHandler<ScheduleEvent> = {
       ended,
       asOf: event.created,
     };
-    const { pendingChanges, subscriptions } = ctx.tx;
-    if (!(await pendingChanges.tiesWith(heard))) return pendingChanges.record(heard);
-    const read = ctx.reads.usable(subscriptionId, await subscriptions.find(subscriptionId));
-    if (read.value === null) return pendingChanges.record(heard);
-    await storeSchedule(ctx.tx, read.value, read.readAt);
+    const { tx, telling } = ctx;
+    const record = async () =>
+      tellPendingChangeWritten(tx, await tx.pendingChanges.record(heard), telling);
+    if (!(await tx.pendingChanges.tiesWith(heard))) return record();
+    const read = ctx.reads.usable(subscriptionId, await tx.subscriptions.find(subscriptionId));
+    if (read.value === null) return record();
+    await storeSchedule(ctx, read.value, read.readAt);
   },
 };
 
@@ -35,18 +38,21 @@ export const subscriptionScheduleChanged: EventHandler<ScheduleEvent> = {
  * not expand the schedule.
  */
 export async function storeSchedule(
-  repos: Repositories,
+  { tx, telling }: { tx: Repositories; telling: Telling },
   subscription: ProviderSubscription,
   readAt: number,
 ): Promise<void> {
   const { schedule } = subscription;
   if (schedule === undefined) return;
-  if (schedule === null) return repos.pendingChanges.clear(subscription.id, readAt);
-  await repos.pendingChanges.record({
-    subscriptionId: subscription.id,
-    scheduleId: schedule.id,
-    change: schedule.ended ? null : schedule.change,
-    ended: schedule.ended,
-    asOf: readAt,
-  });
+  const owner =
+    schedule === null
+      ? await tx.pendingChanges.clear(subscription.id, readAt)
+      : await tx.pendingChanges.record({
+          subscriptionId: subscription.id,
+          scheduleId: schedule.id,
+          change: schedule.ended ? null : schedule.change,
+          ended: schedule.ended,
+          asOf: readAt,
+        });
+  await tellPendingChangeWritten(tx, owner, telling);
 }

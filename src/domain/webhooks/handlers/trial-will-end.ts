@@ -31,6 +31,7 @@ export const trialWillEnd: EventHandler<SubscriptionEvent> = {
       type: 'trial.will_end',
       data: { trial_end: subscription.trialEnd.toISOString() },
     } as const;
-    await ctx.tx.outbox.append(subject.ref, [draftEvent(about, notice, ctx.now)], ctx.now);
+    const { now } = ctx.telling;
+    await ctx.tx.outbox.append(subject.ref, [draftEvent(about, notice, now)], now);
   },
 };

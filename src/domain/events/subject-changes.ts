@@ -1,77 +1,86 @@
-// One place finds every change the application must be told of: each transaction that writes a
-// subscription or its pending change runs through this watch, which notes the subjects it wrote
-// (written-subjects.ts) and, before the commit, compares what each one's tier (by the one tier
-// function), seats, payment failure and scheduled change are now with what it was last told. A
-// difference becomes events, in the same transaction: a rollback sends nothing, and a redelivered
-// provider event finds nothing new to tell.
+// What the application is told, decided where a subject's subscription or its pending change is
+// written, in the same transaction: a rollback tells nothing, and a redelivered provider event
+// finds nothing new to tell. A write compares what the subject would be told with what it was
+// last told (announced_subjects, locked meanwhile, so changes of one subject are told one at a time,
+// in order) and writes the events of the difference. Most provider events change nothing a
+// subject is told (a renewal, a new period): that is decided from the row the write had in hand,
+// before and after, with nothing more read. The clock (tier-clock.ts) tells the changes that time
+// makes with no write.
 import type { PendingChange, SubjectRef, SubscriptionState } from '../model.ts';
-import type { Announced, EventDraft, OutboxRepository } from '../ports/outbox.ts';
+import type { Announced, EventDraft } from '../ports/outbox.ts';
 import type { Repositories } from '../ports/store.ts';
 import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';
 import { draftEvent, type EventSubject, type ScheduledChange } from './event-body.ts';
 import { tierReason, type TierCause } from './tier-reason.ts';
-import { keyOf, watchedRepositories, Written } from './written-subjects.ts';
 
 /** The tier policy, with the interval BILLING_PRICES gives each price, for `change.scheduled`. */
 export interface EventPolicy extends TierPolicy {
   intervalByPrice: ReadonlyMap<string, 'month' | 'year'>;
 }
 
-/** Runs a transaction's work on repositories it watches, and records what it saw before the commit. */
-export type TransactionWatch = <T>(
-  tx: Repositories,
-  work: (tx: Repositories) => Promise<T>,
-  cause: TierCause | null,
-) => Promise<T>;
-
-/** The outbox of a transaction whose events go nowhere. */
-const NOWHERE: OutboxRepository = {
-  lockOrCreateAnnounced: async () => ({ ...NOTHING, tier: null }),
-  wasTold: async () => true,
-  subscriptionOwner: async () => null,
-  announce: async () => {},
-  append: async () => {},
-};
-
-/** No destination for events: nothing watched, nothing recorded. */
-export const unwatched: TransactionWatch = (tx, work) => work({ ...tx, outbox: NOWHERE });
-
-export function tierWatch(policy: EventPolicy, clock = () => new Date()): TransactionWatch {
-  return async (tx, work, cause) => {
-    const written = new Written();
-    const readNow = async (ref: SubjectRef) =>
-      (await lookUp(tx, ref, { policy, now: clock() })).now;
-    const result = await work(watchedRepositories(tx, written, readNow));
-    // Locked in one order, so two transactions writing the same subjects never wait on each other.
-    const subjects = [...written.subjects.values()].sort((a, b) =>
-      keyOf(a.ref).localeCompare(keyOf(b.ref)),
-    );
-    for (const { ref, firstStored } of subjects) {
-      const untoldBefore = written.untoldBefore.get(keyOf(ref)) ?? null;
-      await announceChanges(tx, ref, { policy, cause, firstStored, untoldBefore, now: clock() });
-    }
-    return result;
-  };
+/** What telling a change needs beside the transaction. */
+export interface Telling {
+  policy: EventPolicy;
+  /** Why every tier the transaction changes changed; null: the state says why (a provider event). */
+  cause: TierCause | null;
+  now: Date;
 }
 
-export interface Look {
-  policy: EventPolicy;
-  cause: TierCause | null;
-  /** The deciding subscription was stored for the first time now (a checkout, not a resumption). */
-  firstStored: boolean;
+/** A subscription as the statement that wrote it found it (null: stored now for the first time), and as it left it. */
+export interface SubscriptionWrite {
+  before: SubscriptionState | null;
+  after: Written;
+}
+
+type Written = Omit<SubscriptionState, 'revision'>;
+
+/**
+ * After a write of a subscription: tells its subject what changed. A write that leaves the tier,
+ * seats, failure and liveness of the subscription as they were changes nothing the subject is
+ * told, whether or not this subscription decides its tier (which subscription decides turns on
+ * liveness and creation only), and reads nothing more.
+ */
+export async function tellSubscriptionWritten(
+  tx: Repositories,
+  write: SubscriptionWrite,
+  telling: Telling,
+): Promise<void> {
+  const { before, after } = write;
+  if (before !== null && sameToTell(before, after, telling)) return;
+  await announceChanges(tx, after.owner, { ...telling, written: write });
+}
+
+/**
+ * After a write of a subscription's pending change: tells `owner`, who pays for it, what changed
+ * (null: nothing written, or no such subscription stored).
+ */
+export async function tellPendingChangeWritten(
+  tx: Repositories,
+  owner: SubjectRef | null,
+  telling: Telling,
+): Promise<void> {
+  if (owner !== null) await announceChanges(tx, owner, { ...telling, written: null });
+}
+
+function sameToTell(a: Written, b: Written, telling: Telling): boolean {
+  const [was, is] = [a, b].map((s) => presentState(s.owner, s, null, telling));
+  return isLive(a.status) === isLive(b.status) && sameAnnounced(was!, is!);
+}
+
+export interface Look extends Telling {
   /**
-   * For a subject never told its tier: what it was before this transaction wrote it, the start of
-   * the change to tell. Null: nothing written (the clock's look), so what it is now is recorded
-   * without an event.
+   * The subscription write that made the change; null: none (the clock's look, a pending change).
+   * For a subject never told its tier (billed before an upgrade recorded what it is told), the
+   * state before the write is the start of the change to tell, where the written subscription
+   * decides the tier; elsewhere what the subject is now is recorded without an event.
    */
-  untoldBefore: Announced | null;
-  now: Date;
+  written: SubscriptionWrite | null;
 }
 
 /** What a subject is now, as the application would be told it. */
 function presentState(
   subject: SubjectRef,
-  deciding: SubscriptionState | null,
+  deciding: Written | null,
   pendingChange: PendingChange | null,
   look: Pick<Look, 'policy' | 'now'>,
 ): Announced {
@@ -96,7 +105,7 @@ const NOTHING: Announced = {
 async function lookUp(tx: Repositories, ref: SubjectRef, look: Pick<Look, 'policy' | 'now'>) {
   const account =
     ref.type === 'user' ? await tx.users.findById(ref.id) : await tx.organizations.findById(ref.id);
-  if (account === null) return { subject: null, deciding: null, now: NOTHING };
+  if (account === null) return { subject: null, deciding: null, pending: null, now: NOTHING };
   const deciding = account.subscription;
   const pending = deciding === null ? null : await tx.pendingChanges.of(deciding.id);
   const subject: EventSubject = {
@@ -104,7 +113,7 @@ async function lookUp(tx: Repositories, ref: SubjectRef, look: Pick<Look, 'polic
     id: ref.id,
     idp_id: 'idpId' in account ? account.idpId : account.idpOrgId,
   };
-  return { subject, deciding, now: presentState(ref, deciding, pending, look) };
+  return { subject, deciding, pending, now: presentState(ref, deciding, pending, look) };
 }
 
 const sameTime = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
@@ -138,7 +147,8 @@ function draftChanges(
       data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
     });
   if (now.tier !== before.tier) {
-    const step = { from: before.tier!, to: now.tier!, deciding, firstStored: look.firstStored };
+    const firstStored = look.written !== null && look.written.before === null;
+    const step = { from: before.tier!, to: now.tier!, deciding, firstStored };
     event({
       type: 'tier.changed',
       data: { from: step.from, to: step.to, reason: tierReason(step, look.cause, look.now) },
@@ -165,17 +175,29 @@ export async function announceChanges(
   look: Look,
 ): Promise<void> {
   const told = await tx.outbox.lockOrCreateAnnounced(ref);
-  const { subject, deciding, now } = await lookUp(tx, ref, look);
+  const { subject, deciding, pending, now } = await lookUp(tx, ref, look);
   if (subject === null) return;
-  const before = told.tier !== null ? told : look.untoldBefore;
+  const before = told.tier !== null ? told : untoldBefore(ref, deciding, pending, look);
   const events = before === null ? [] : draftChanges(subject, before, now, deciding, look);
-  const changed =
-    now.tier !== told.tier ||
-    now.seats !== told.seats ||
-    !sameTime(now.paymentFailedAt, told.paymentFailedAt) ||
-    !samePending(now.pendingChange, told.pendingChange);
-  if (changed) await tx.outbox.announce(ref, now, events, look.now);
+  if (!sameAnnounced(now, told)) await tx.outbox.announce(ref, now, events, look.now);
 }
+
+/** What a subject never told was before the write, where that write decides it now; else null. */
+function untoldBefore(
+  ref: SubjectRef,
+  deciding: SubscriptionState | null,
+  pending: PendingChange | null,
+  { written, ...look }: Look,
+): Announced | null {
+  if (written === null || deciding?.id !== written.after.id) return null;
+  return written.before === null ? NOTHING : presentState(ref, written.before, pending, look);
+}
+
+const sameAnnounced = (a: Announced, b: Announced) =>
+  a.tier === b.tier &&
+  a.seats === b.seats &&
+  sameTime(a.paymentFailedAt, b.paymentFailedAt) &&
+  samePending(a.pendingChange, b.pendingChange);
 
 const graceUntil = (failedAt: Date, policy: TierPolicy) =>
   new Date(failedAt.getTime() + policy.graceDays * 86_400_000);
