@@ -2,7 +2,8 @@
 // tests (test/) and those of each workspace package (packages/*/test/), in one run per database.
 // PostgreSQL comes from TEST_POSTGRES_URL, or a throwaway cluster when its binaries are here;
 // without either the PostgreSQL half is skipped and said so, unless REQUIRE_POSTGRES=1 (CI).
-// TEST_PGBOUNCER=1 runs that half through a throwaway PgBouncer in transaction mode.
+// TEST_PGBOUNCER=1 runs that half through a throwaway PgBouncer in transaction mode;
+// TEST_HALVES=postgres runs that half only (CI's second run, on another Node).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,7 +77,10 @@ function startThrowawayPostgres() {
   return startThrowaway('postgres.sh', 'pg', String(20000 + (process.pid % 20000)));
 }
 
-const results = [await run('PGlite (embedded)', { TEST_DATABASE: 'pglite' })];
+const halves = (process.env.TEST_HALVES ?? 'pglite,postgres').split(',');
+const results = halves.includes('pglite')
+  ? [await run('PGlite (embedded)', { TEST_DATABASE: 'pglite' })]
+  : [];
 const throwaway = process.env.TEST_POSTGRES_URL ? null : startThrowawayPostgres();
 const serverUrl = process.env.TEST_POSTGRES_URL ?? throwaway?.url;
 // TEST_PGBOUNCER=1: the PostgreSQL half through a PgBouncer in transaction mode in front of it.

@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { freePort } from '../../support/free-port.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
+import { onPostgres } from '../helpers/database.ts';
 
 /** The server process started on `env`: its exit code and stderr. */
 async function start(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
@@ -23,66 +24,70 @@ async function start(env: Record<string, string>): Promise<{ code: number; stder
   return { code, stderr };
 }
 
-describe('start-up failure', () => {
-  test('a bad PORT, DATABASE_URL and LOG_LEVEL: the three on stderr, one line each, exit 1', async () => {
-    const { code, stderr } = await start({
-      PORT: 'abc',
-      DATABASE_URL: 'garbage',
-      LOG_LEVEL: 'loud',
+describe(
+  'start-up failure',
+  { skip: onPostgres && 'no database of the suite: run once, in the first half' },
+  () => {
+    test('a bad PORT, DATABASE_URL and LOG_LEVEL: the three on stderr, one line each, exit 1', async () => {
+      const { code, stderr } = await start({
+        PORT: 'abc',
+        DATABASE_URL: 'garbage',
+        LOG_LEVEL: 'loud',
+      });
+      assert.equal(code, 1);
+      assert.deepEqual(
+        stderr
+          .trimEnd()
+          .split('\n')
+          .map((line) => /^Invalid configuration: (\w+) /.exec(line)?.[1])
+          .sort(),
+        ['DATABASE_URL', 'LOG_LEVEL', 'PORT'],
+        stderr,
+      );
     });
-    assert.equal(code, 1);
-    assert.deepEqual(
-      stderr
-        .trimEnd()
-        .split('\n')
-        .map((line) => /^Invalid configuration: (\w+) /.exec(line)?.[1])
-        .sort(),
-      ['DATABASE_URL', 'LOG_LEVEL', 'PORT'],
-      stderr,
-    );
-  });
 
-  test('an unreachable DATABASE_URL: the cause, host and port on stderr, no password, exit 1', async () => {
-    const port = await freePort();
-    const { code, stderr } = await start({
-      PORT: '0',
-      PAYMENTS_SIMULATOR_PORT: '0',
-      DATABASE_URL: `postgres://billing:hunter2-secret@127.0.0.1:${port}/billing`,
+    test('an unreachable DATABASE_URL: the cause, host and port on stderr, no password, exit 1', async () => {
+      const port = await freePort();
+      const { code, stderr } = await start({
+        PORT: '0',
+        PAYMENTS_SIMULATOR_PORT: '0',
+        DATABASE_URL: `postgres://billing:hunter2-secret@127.0.0.1:${port}/billing`,
+      });
+      assert.equal(code, 1);
+      assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
+      assert.match(stderr, /^Start-up failed: database unavailable: .*ECONNREFUSED/);
+      assert.match(stderr, new RegExp(`127\\.0\\.0\\.1:${port}`));
+      assert.doesNotMatch(stderr, /hunter2/);
     });
-    assert.equal(code, 1);
-    assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
-    assert.match(stderr, /^Start-up failed: database unavailable: .*ECONNREFUSED/);
-    assert.match(stderr, new RegExp(`127\\.0\\.0\\.1:${port}`));
-    assert.doesNotMatch(stderr, /hunter2/);
-  });
 
-  for (const variable of ['PORT', 'PAYMENTS_SIMULATOR_PORT', 'METRICS_PORT']) {
-    test(`a busy ${variable}: the address and the variable to change, one line, exit 1`, async () => {
-      const taken = createServer();
-      taken.listen(0, '127.0.0.1');
-      await once(taken, 'listening');
-      const busy = String((taken.address() as { port: number }).port);
-      const dataDir = freshDataDir('billing-busy-port');
-      try {
-        const { code, stderr } = await start({
-          DATABASE_URL: 'memory://',
-          DATA_DIR: dataDir,
-          PORT: '0',
-          PAYMENTS_SIMULATOR_PORT: '0',
-          [variable]: busy,
-        });
-        assert.equal(code, 1);
-        assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
-        assert.match(
-          stderr,
-          new RegExp(
-            `^Start-up failed: 127\\.0\\.0\\.1:${busy} is in use by another process: stop it, or set ${variable} to a free port`,
-          ),
-        );
-      } finally {
-        taken.close();
-        await rm(dataDir, { recursive: true, force: true });
-      }
-    });
-  }
-});
+    for (const variable of ['PORT', 'PAYMENTS_SIMULATOR_PORT', 'METRICS_PORT']) {
+      test(`a busy ${variable}: the address and the variable to change, one line, exit 1`, async () => {
+        const taken = createServer();
+        taken.listen(0, '127.0.0.1');
+        await once(taken, 'listening');
+        const busy = String((taken.address() as { port: number }).port);
+        const dataDir = freshDataDir('billing-busy-port');
+        try {
+          const { code, stderr } = await start({
+            DATABASE_URL: 'memory://',
+            DATA_DIR: dataDir,
+            PORT: '0',
+            PAYMENTS_SIMULATOR_PORT: '0',
+            [variable]: busy,
+          });
+          assert.equal(code, 1);
+          assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
+          assert.match(
+            stderr,
+            new RegExp(
+              `^Start-up failed: 127\\.0\\.0\\.1:${busy} is in use by another process: stop it, or set ${variable} to a free port`,
+            ),
+          );
+        } finally {
+          taken.close();
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      });
+    }
+  },
+);

@@ -1,10 +1,11 @@
 // PostgreSQL compiled to WebAssembly, in memory (DATABASE_URL=memory://): a database per test file
 // or demo that starts in a second and leaves nothing behind. One connection, in this process only.
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
+import { freshPglite } from './pglite-cluster.ts';
 import type { Database, SqlClient, SqlParam } from './sql-client.ts';
 
 export async function openPglite(): Promise<Database> {
-  const pg = await PGlite.create();
+  const pg = await freshPglite();
   const sqlClientOn = (client: Pick<PGlite, 'query' | 'exec'>): SqlClient => ({
     async query<Row>(sql: string, params: SqlParam[] = []) {
       return (await client.query<Row>(sql, params)).rows;
