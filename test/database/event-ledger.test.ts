@@ -10,6 +10,7 @@ import { createEventLedger, recordedTypeIn } from '../../src/adapters/database/e
 import { openMigratedDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
 import type { EventLedger } from '../../src/domain/ports/event-ledger.ts';
+import type { Repositories } from '../../src/domain/ports/store.ts';
 import { createTestDatabase, databaseLabel, type TestDatabase } from '../helpers/database.ts';
 
 describe(`event ledger (${databaseLabel})`, () => {
@@ -74,7 +75,11 @@ describe(`event ledger (${databaseLabel})`, () => {
     for (let round = 0; round < 30; round++) {
       const id = `evt_racing_${round}`;
       let applied = 0;
-      const apply = async () => void applied++;
+      // What a handler does once its first statement is answered: never for a recorded event.
+      const apply = async (tx: Repositories) => {
+        await tx.users.findByIdpId('nobody');
+        applied++;
+      };
       const answers = await Promise.all(
         Array.from({ length: 4 }, (_, i) =>
           (i % 2 ? elsewhere : ledger).recordOnce(record(id), apply),

@@ -1,8 +1,12 @@
 // EventLedger on the database. Exactly once rests on the record's primary key: the record is the
 // first statement of the event's transaction (`ON CONFLICT DO NOTHING`), so a delivery of an event
 // another delivery is working on, on any instance, waits on that one's uncommitted key, then finds
-// it recorded and rolls back; otherwise the handler's work follows, then COMMIT. The records this
-// process saw committed are remembered (committed-ids.ts): a redelivery of one costs no statement.
+// it recorded and rolls back; otherwise the handler's work follows, then COMMIT. The handler's first
+// statement is sent behind the record without waiting for its answer (one round trip for both),
+// and its answer is given to the handler only once the record says the event is new: for a
+// recorded event the handler sees nothing, and what the statement did is rolled back. The records
+// this process saw committed are remembered (committed-ids.ts): a redelivery of one costs no
+// statement.
 import type { WebhookEventRecord } from '../../domain/model.ts';
 import type { EventLedger } from '../../domain/ports/event-ledger.ts';
 import type { Database, SqlClient } from './sql-client.ts';
@@ -19,6 +23,19 @@ const RECORDED_ALREADY = new Error('event recorded already');
 const RECORD = `INSERT INTO webhook_events (id, type, livemode, outcome, event_created)
   VALUES ($1, $2, $3, $4, to_timestamp($5)) ON CONFLICT (id) DO NOTHING RETURNING 1`;
 
+/** `tx`, its statements sent at once but answered only after `isNew` (rejecting: their error). */
+function behind(isNew: Promise<void>, tx: SqlClient): SqlClient {
+  const after = async <T>(sent: Promise<T>) => {
+    sent.catch(() => {}); // its error, if any, is thrown below, once `isNew` has settled
+    await isNew;
+    return sent;
+  };
+  return {
+    query: (sql, params) => after(tx.query(sql, params)),
+    exec: (sql) => after(tx.exec(sql)),
+  };
+}
+
 /** The event's transaction: the record, then `apply`; false when the event is recorded already. */
 async function recordInTransaction(
   db: Database,
@@ -26,17 +43,15 @@ async function recordInTransaction(
   apply: Parameters<EventLedger['recordOnce']>[1],
   outbound: OutboundEvents,
 ): Promise<boolean> {
+  const params = [record.id, record.type, record.livemode, record.outcome, record.created];
   try {
     await db.transaction(async (tx) => {
-      const made = await tx.query(RECORD, [
-        record.id,
-        record.type,
-        record.livemode,
-        record.outcome,
-        record.created,
-      ]);
-      if (made.length === 0) throw RECORDED_ALREADY;
-      await apply(bindRepositories(tx, outbound));
+      const isNew = tx.query(RECORD, params).then((made) => {
+        if (made.length === 0) throw RECORDED_ALREADY;
+      });
+      isNew.catch(() => {}); // awaited below, and by each of the handler's statements
+      // A recorded event answers duplicate, whatever its handler met meanwhile.
+      await apply(bindRepositories(behind(isNew, tx), outbound)).finally(() => isNew);
     });
     return true;
   } catch (error) {

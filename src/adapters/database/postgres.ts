@@ -6,6 +6,7 @@ import {
   type SqlClient,
   type SqlParam,
 } from './sql-client.ts';
+import { coalescingSocket } from './coalescing-socket.ts';
 import { StatementNames, type StatementMode } from './statement-names.ts';
 
 // Connection-level failures (refused, reset, terminated, admin shutdown) as opposed to SQL errors.
@@ -142,6 +143,7 @@ export function openPostgres(
     max: poolSize,
     connectionTimeoutMillis: 5_000,
     pipeline: true,
+    stream: coalescingSocket,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

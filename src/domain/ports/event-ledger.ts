@@ -5,9 +5,11 @@ import type { Repositories } from './store.ts';
 
 export interface EventLedger {
   /**
-   * Unless the event is recorded already (false, nothing run): records it and runs `apply` in one
-   * transaction, which holds the event (deliveries of one event take turns, on every instance),
-   * then commits. If `apply` throws, both roll back and the error is rethrown.
+   * Unless the event is recorded already (false): records it and runs `apply` in one transaction,
+   * which holds the event (deliveries of one event take turns, on every instance), then commits.
+   * If `apply` throws, both roll back and the error is rethrown. For a recorded event `apply`'s
+   * statements are never answered (it may be started, so as to send its first statement with the
+   * record, but sees nothing and changes nothing).
    */
   recordOnce(
     record: WebhookEventRecord,

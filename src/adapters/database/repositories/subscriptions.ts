@@ -6,9 +6,8 @@ import type { SqlClient } from '../sql-client.ts';
 import {
   ownerOf,
   SUBSCRIPTION_COLUMNS,
-  subscriptionColumns,
+  subscriptionJson,
   toSubscription,
-  toSubscriptionUnder,
   type OwnerRow,
   type SubscriptionRow,
 } from './rows.ts';
@@ -63,20 +62,22 @@ const UPDATE_IF_AS_OF_BELOW = `WITH before AS (
       as_of = $10, item_id = $11, quantity = $12, revision = s.revision + 1, updated_at = now()
     FROM before b WHERE s.id = b.id AND b.customer_id = $2 AND b.as_of < $10
     RETURNING s.*)
-  SELECT ${subscriptionColumns('b', 'b_')}, ${subscriptionColumns('w')}
+  SELECT ${subscriptionJson('b')} AS before, ${subscriptionJson('w')} AS after
   FROM before b LEFT JOIN written w ON true`;
 
 async function updateIfAsOfBelow(db: SqlClient, state: StateToWrite): Promise<ConditionalWrite> {
-  const [row] = await db.query<SubscriptionRow & Record<string, unknown>>(
+  const [row] = await db.query<{ before: string; after: string | null }>(
     UPDATE_IF_AS_OF_BELOW,
     stateParams(state),
   );
   if (row === undefined) return { written: false, storedAsOf: null };
-  const before = toSubscriptionUnder(row, 'b_')!;
-  const after = toSubscription(row);
-  return after === null
-    ? { written: false, storedAsOf: before.asOf }
-    : { written: true, before, after };
+  const before = toSubscription(JSON.parse(row.before) as SubscriptionRow)!;
+  if (row.after === null) return { written: false, storedAsOf: before.asOf };
+  return {
+    written: true,
+    before,
+    after: toSubscription(JSON.parse(row.after) as SubscriptionRow)!,
+  };
 }
 
 async function findMany(db: SqlClient, ids: readonly string[], lock: boolean) {
