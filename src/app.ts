@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
+import type { Metrics } from './domain/ports/metrics.ts';
 import type { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { PortalService } from './domain/billing/portal-service.ts';
 import type { SubscriptionSummaryService } from './domain/billing/subscription-summary.ts';
@@ -43,8 +44,10 @@ export interface Services {
   organizations: OrganizationBilling;
   seatReports: SeatReports;
   webhooks: WebhookService;
-  /** Every request is counted and timed here; /metrics reads it. */
-  metrics: PrometheusMetrics;
+  /** What the services count. */
+  metrics: Metrics;
+  /** What /metrics reads, every request timed there; null where /metrics is served nowhere. */
+  scrape: PrometheusMetrics | null;
   /** Database answers and has every migration; throws otherwise. */
   checkReady(): Promise<void>;
 }
@@ -68,8 +71,7 @@ export interface HttpSettings {
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs: number;
   /** /metrics on this port, and who may read it there; see config.ts. */
-  /** `served`: /metrics answers somewhere (this port or a listener of its own). */
-  metrics: { served: boolean; onApiPort: boolean } & MetricsAccess;
+  metrics: { onApiPort: boolean } & MetricsAccess;
 }
 
 export interface AppOptions {
@@ -122,7 +124,7 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const app = createFastify({ ...options, requestTimeoutMs: http.requestTimeoutMs });
   // Timing every request costs a histogram update per request: not done when nothing can read it.
-  if (http.metrics.served) observeRequests(app, services.metrics);
+  if (services.scrape) observeRequests(app, services.scrape);
   for (const schema of NAMED_SCHEMAS) app.addSchema(schema);
   await registerOpenApi(app);
   if (http.corsOrigins.length > 0) await app.register(cors, { origin: http.corsOrigins });
@@ -130,7 +132,8 @@ export async function buildApp(
   await app.register(rateLimit, { global: false, store: sharedLimitStore(http.limitCounter) });
 
   await app.register(healthRoutes(services.checkReady));
-  if (http.metrics.onApiPort) await app.register(metricsRoutes(services.metrics, http.metrics));
+  if (http.metrics.onApiPort && services.scrape)
+    await app.register(metricsRoutes(services.scrape, http.metrics));
   await app.register(usersRoutes(services.users, services.verifier), { prefix: '/api/v1' });
   await app.register(checkoutRoutes(services.checkout, services.verifier, http.checkoutRateLimit), {
     prefix: '/api/v1',

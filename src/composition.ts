@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
-import { createPrometheusMetrics } from './adapters/metrics/prometheus.ts';
+import { UNREAD_METRICS } from './adapters/metrics/unread.ts';
 import { PortalConfigurationId } from './domain/billing/provider-setup.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
@@ -88,15 +88,24 @@ export async function composeService(
   }
 }
 
-function serviceAdapters(
+/** Prometheus's registry where /metrics is served; loaded only then (prom-client and its timers). */
+async function scrapedMetrics(config: Config, db: Database) {
+  if (config.metrics.off !== null) return null;
+  const { createPrometheusMetrics } = await import('./adapters/metrics/prometheus.ts');
+  return createPrometheusMetrics(() => db.poolStats());
+}
+
+async function serviceAdapters(
   config: Config,
   db: Database,
   { logger, simulatorUrl }: { logger: Logger; simulatorUrl: string | null },
-): ServiceAdapters {
+): Promise<ServiceAdapters> {
+  const scrape = await scrapedMetrics(config, db);
   return {
     db,
     ...databaseAdapters(db, outboundEvents(config)),
-    metrics: createPrometheusMetrics(() => db.poolStats()),
+    metrics: scrape ?? UNREAD_METRICS,
+    scrape,
     payments: paymentsProvider(config, logger, simulatorUrl),
     logger,
   };
@@ -146,7 +155,7 @@ async function composeServiceOn(
   const policy = tierPolicy(config);
   const events = await composeAppEvents(config);
   const simulatorUrl = simulator?.url ?? null;
-  const adapters = serviceAdapters(config, database.db, { logger, simulatorUrl });
+  const adapters = await serviceAdapters(config, database.db, { logger, simulatorUrl });
   const services = routeServices(config, adapters, {
     verifier: identity.verifier,
     policy,
@@ -235,8 +244,7 @@ export async function composeOperator(config: Config): Promise<OperatorCompositi
     migrationsApplied: applied,
     payments,
     async webhooks() {
-      const metrics = createPrometheusMetrics(() => db.poolStats());
-      const parts = { ledger, store, payments: await payments(), metrics, logger };
+      const parts = { ledger, store, payments: await payments(), metrics: UNREAD_METRICS, logger };
       return webhookService(config, parts, policy);
     },
     async close() {

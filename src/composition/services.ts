@@ -10,6 +10,7 @@ import { checkMigrated } from '../adapters/database/migrate.ts';
 import type { Database } from '../adapters/database/sql-client.ts';
 import { createCachedVerifier } from '../adapters/identity/cached-verifier.ts';
 import type { PrometheusMetrics } from '../adapters/metrics/prometheus.ts';
+import type { Metrics } from '../domain/ports/metrics.ts';
 import { createStripeWebhookVerifier } from '../adapters/payments/stripe-events.ts';
 import { CheckoutService } from '../domain/billing/checkout-service.ts';
 import { PortalService } from '../domain/billing/portal-service.ts';
@@ -33,7 +34,9 @@ import { DeliveryWorker } from '../domain/events/delivery-worker.ts';
 /** The adapters a service is built from. */
 export interface ServiceAdapters extends DatabaseAdapters {
   db: Database;
-  metrics: PrometheusMetrics;
+  metrics: Metrics;
+  /** What /metrics reads; null where it is served nowhere (then `metrics` counts nothing). */
+  scrape: PrometheusMetrics | null;
   payments: PaymentsProvider;
   logger: Logger;
 }
@@ -69,7 +72,7 @@ export function routeServices(
     portalConfiguration: PortalConfigurationId;
   },
 ): Services {
-  const { db, store, payments, metrics } = adapters;
+  const { db, store, payments, metrics, scrape } = adapters;
   const organizations = config.organizations;
   const members = new Members(
     store,
@@ -110,6 +113,7 @@ export function routeServices(
     ),
     webhooks: webhookService(config, adapters, policy),
     metrics,
+    scrape,
     checkReady: () => checkMigrated(db),
   };
 }
@@ -123,7 +127,6 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
     requestTimeoutMs: config.requestTimeoutMs,
     // Without a token the API port serves /metrics only on loopback in development: names of this machine only.
     metrics: {
-      served: config.metrics.off === null,
       onApiPort: config.metrics.apiPort,
       token: config.metrics.token,
       localNames: config.localNames,

@@ -93,7 +93,8 @@ async function serveMetricsApart(
   log: FastifyBaseLogger,
 ): Promise<MetricsListener | null> {
   const { metrics } = config;
-  if (metrics.port === null) {
+  const { scrape } = composition.services;
+  if (metrics.port === null || scrape === null) {
     if (metrics.off !== null)
       log.info(
         `metrics off: ${metrics.off}; set METRICS_PORT (a listener of its own) or METRICS_TOKEN to serve /metrics`,
@@ -106,7 +107,7 @@ async function serveMetricsApart(
     requestTimeoutMs: config.requestTimeoutMs,
     localNames: isLoopback(metrics.host) ? config.localNames : null,
   };
-  return listenForMetrics(composition.services.metrics, options, composition.logger);
+  return listenForMetrics(scrape, options, composition.logger);
 }
 
 function describeDatabase({ database }: Readonly<Config>): string {

@@ -310,7 +310,7 @@ describe(`the scheduled reconciliation in one service (${databaseLabel})`, () =>
   after(() => t.close());
 
   const metrics = async () =>
-    (await t.composition.services.metrics.registry.metrics())
+    (await t.composition.services.scrape!.registry.metrics())
       .split('\n')
       .filter((line) => /^(reconcile_|scheduled_job_)/.test(line));
 

@@ -520,7 +520,7 @@ describe(`outbound events (${databaseLabel})`, () => {
         oldestPendingSeconds: 60,
       },
     );
-    const metrics = t.composition.services.metrics;
+    const metrics = t.composition.services.scrape!;
     metrics.outboundEvents(counts);
     const exposed = await metrics.registry.metrics();
     assert.match(exposed, /^outbound_events\{state="pending"\} 1$/m);

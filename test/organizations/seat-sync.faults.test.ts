@@ -104,7 +104,7 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
     assert.ok(applied.length <= keys.size, `${applied.length} changes for ${keys.size} keys`);
     assert.equal(new Set(applied).size, applied.length, `no quantity applied twice: ${applied}`);
     assert.ok(reached.length > keys.size, 'some pushes were retried under their key');
-    const metrics = await t().composition.services.metrics.registry.metrics();
+    const metrics = await t().composition.services.scrape!.registry.metrics();
     assert.match(metrics, /^seat_updates_total\{result="failed"\} [1-9]/m);
   });
 

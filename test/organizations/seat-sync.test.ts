@@ -65,7 +65,7 @@ describe(`the seat engine (${databaseLabel})`, () => {
     assert.equal((await providerCalls(t))[UPDATE], 1);
     assert.equal(await providerQuantity(id), 7);
     assert.deepEqual((await billing('grow')).seats, { active: 7, reported: null, billed: 7 });
-    const metrics = await t.composition.services.metrics.registry.metrics();
+    const metrics = await t.composition.services.scrape!.registry.metrics();
     assert.match(metrics, /^seat_updates_total\{result="sent"\} 1$/m);
     await resetProviderCalls(t);
     await sync.look();
