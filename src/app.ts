@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import type { Metrics } from './domain/ports/metrics.ts';
+import type { ServiceAccess } from './domain/service-caller.ts';
 import type { CheckoutService } from './domain/billing/checkout-service.ts';
 import type { PortalService } from './domain/billing/portal-service.ts';
 import type { SubscriptionSummaryService } from './domain/billing/subscription-summary.ts';
@@ -65,7 +66,8 @@ export interface HttpSettings {
   corsOrigins: string[];
   checkoutRateLimit: number;
   /** The scope a backend's token needs to report seat counts. */
-  serviceScope: string;
+  /** Who is the application's backend (seat reports). */
+  serviceAccess: ServiceAccess;
   /** Where the per-user limits are counted: the shared database, so every instance counts alike. */
   limitCounter: HitCounter;
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
@@ -148,7 +150,7 @@ export async function buildApp(
     organizationBillingRoutes(services.organizations, services.verifier, http.checkoutRateLimit),
     { prefix: '/api/v1' },
   );
-  await app.register(seatRoutes(services.seatReports, services.verifier, http.serviceScope), {
+  await app.register(seatRoutes(services.seatReports, services.verifier, http.serviceAccess), {
     prefix: '/api/v1',
   });
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });

@@ -14,6 +14,7 @@ import type { SeatSettings } from './domain/seats/desired-seats.ts';
 export {
   DEV_IDP_AUDIENCE,
   DEV_ORG_CLAIMS,
+  DEV_SERVICE_CLIENT,
   EXAMPLE_ENTITLEMENTS_FILE,
   SIMULATOR_API_KEY,
   SIMULATOR_PRICES,
@@ -90,6 +91,8 @@ export interface Config {
   organizations: OrganizationsConfig | null;
   /** The scope a backend's token needs to report seat counts. */
   serviceScope: string;
+  /** The OAuth clients whose tokens are the application's backend (with serviceScope). */
+  serviceClients: string[];
   payments: PaymentsConfig;
   webhookSecrets: string[];
   /**

@@ -122,7 +122,7 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
   return {
     corsOrigins: config.corsOrigins,
     checkoutRateLimit: config.checkoutRateLimit,
-    serviceScope: config.serviceScope,
+    serviceAccess: { scope: config.serviceScope, clients: config.serviceClients },
     limitCounter: limitCounts,
     requestTimeoutMs: config.requestTimeoutMs,
     // Without a token the API port serves /metrics only on loopback in development: names of this machine only.

@@ -12,6 +12,7 @@ import type {
 } from '../config.ts';
 import {
   DEV_IDP_AUDIENCE,
+  DEV_SERVICE_CLIENT,
   DEV_ORG_CLAIMS,
   DEV_ORG_ISSUER,
   IN_MEMORY,
@@ -38,6 +39,14 @@ function database(settings: Settings, dataDir: string): DatabaseConfig {
     ...(preparedStatements !== undefined && { preparedStatements }),
   };
 }
+
+/** BILLING_SERVICE_CLIENTS; unset, the development identity provider's backend client alone. */
+const serviceClients = (settings: Settings): string[] =>
+  settings.BILLING_SERVICE_CLIENTS !== undefined
+    ? settings.BILLING_SERVICE_CLIENTS.split(',').map((client) => client.trim())
+    : settings.IDP_ISSUER === undefined
+      ? [DEV_SERVICE_CLIENT]
+      : [];
 
 function identity(settings: Settings): IdentityConfig {
   const { IDP_ISSUER: issuer, IDP_AUDIENCE: audience, IDP_EMAIL_CLAIM: emailClaim } = settings;
@@ -156,6 +165,7 @@ export function buildConfig(settings: Settings, offered: Offered): Config {
     identity: identity(s),
     organizations: organizations(s, [...prices.keys()]),
     serviceScope: s.BILLING_SERVICE_SCOPE,
+    serviceClients: serviceClients(s),
     payments: payments(s),
     webhookSecrets: s.PAYMENTS_WEBHOOK_SECRET ?? [SIMULATOR_WEBHOOK_SECRET],
     prices,

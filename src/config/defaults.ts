@@ -9,6 +9,8 @@ export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';
 export const SIMULATOR_PRICES =
   'pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year';
 export const DEV_IDP_AUDIENCE = 'billing-service-dev';
+/** The client `npm run token -- --service` signs for: the development backend. */
+export const DEV_SERVICE_CLIENT = 'billing-dev-backend';
 /** The claims `npm run token -- --org <id> --role <role>` mints, read unless IDP_ORG_CLAIM says otherwise. */
 export const DEV_ORG_CLAIMS = { organization: 'org_id', role: 'org_role' };
 /** Organisations are keyed by their issuer; the development provider's address follows PORT, this does not. */

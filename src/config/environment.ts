@@ -159,6 +159,13 @@ export const ENVIRONMENT = Type.Object({
     problem: 'must be one scope: printable characters, no spaces',
     description: 'the scope a token needs to report seat counts',
   }),
+  BILLING_SERVICE_CLIENTS: Type.Optional(
+    text({
+      pattern: '^ *[\\x21-\\x2b\\x2d-\\x7e]{1,255} *(, *[\\x21-\\x2b\\x2d-\\x7e]{1,255} *)*$',
+      problem: 'must be client ids separated by commas',
+      description: "the OAuth clients whose tokens are the application's backend",
+    }),
+  ),
   APP_WEBHOOK_URL: Type.Optional(
     endpointUrl({ description: "the application's endpoint for outbound events" }),
   ),

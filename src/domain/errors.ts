@@ -7,7 +7,7 @@ export type ErrorCode =
   | 'subscription_active'
   | 'organization_required'
   | 'manager_role_required'
-  | 'service_scope_required'
+  | 'service_caller_refused'
   | 'seat_reports_off'
   | 'nothing_to_manage'
   | 'invalid_signature'

@@ -26,9 +26,16 @@ export interface Principal {
   organization: OrganizationClaim | null;
 }
 
-/** A backend calling with a token of its own (a client-credentials grant): its scopes. */
+/** A caller with a token that may be a backend's (a client-credentials grant). */
 export interface ServiceCaller {
   scopes: ReadonlySet<string>;
+  /** The OAuth client the token was issued to (`client_id`, RFC 9068, else `azp`); null: none named. */
+  client: string | null;
+  /**
+   * What in the token a backend's never carries: an organisation, an e-mail, an ID token's
+   * `nonce`, a logout token's `events`, a grant other than client credentials. Empty for a backend.
+   */
+  personal: string[];
 }
 
 /** Who pays: a user, or an organisation its members' tokens name. */

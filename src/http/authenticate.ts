@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
+import { checkServiceCaller, type ServiceAccess } from '../domain/service-caller.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,19 +44,18 @@ export function authenticate(verifier: TokenVerifier) {
 }
 
 /**
- * For a backend's operations (seat reports): a verified token holding `scope`, or 403 before the
- * body is read. An end user's token, whatever its role, holds no such scope.
+ * For a backend's operations (seat reports): a verified token of the application's backend
+ * (domain/service-caller.ts), or 403 before the body is read.
  */
-export function authenticateService(verifier: TokenVerifier, scope: string) {
+export function authenticateService(
+  verifier: TokenVerifier,
+  access: ServiceAccess,
+  operation: string,
+) {
   return async function authenticateServiceRequest(
     request: FastifyRequest,
     _reply: FastifyReply,
   ): Promise<void> {
-    const caller = await verifier.verifyService(requiredToken(request));
-    if (!caller.scopes.has(scope))
-      throw new DomainError(
-        'service_scope_required',
-        `Reporting seats needs a service token with the scope ${scope}; an end user's token cannot`,
-      );
+    checkServiceCaller(await verifier.verifyService(requiredToken(request)), access, operation);
   };
 }

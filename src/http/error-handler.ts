@@ -50,7 +50,7 @@ function renderDomain(error: DomainError): Rendered {
     }
     case 'organization_required':
     case 'manager_role_required':
-    case 'service_scope_required':
+    case 'service_caller_refused':
       return { status: 403, detail: error.message };
     case 'subscription_active':
     case 'nothing_to_manage':

@@ -29,6 +29,8 @@ export interface AppReceiver {
   answers: number[];
   /** How long the next answers wait before they go (a queue, ms); at once once it is empty. */
   delays: number[];
+  /** The bodies of the next answers (a queue); none once it is empty. */
+  bodies: (string | Buffer)[];
   close(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startAppReceiver(secret = newSecret()): Promise<AppReceive
     refused: 0,
     answers: [],
     delays: [],
+    bodies: [],
   };
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
@@ -63,7 +66,8 @@ export async function startAppReceiver(secret = newSecret()): Promise<AppReceive
       return;
     }
     const status = receiver.answers.shift() ?? 204;
-    setTimeout(() => response.writeHead(status).end(), receiver.delays.shift() ?? 0);
+    const answer = receiver.bodies.shift();
+    setTimeout(() => response.writeHead(status).end(answer), receiver.delays.shift() ?? 0);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

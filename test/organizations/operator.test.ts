@@ -154,10 +154,14 @@ describe(`organisations for the operator (${databaseLabel})`, () => {
     );
     const service = await runCli(['token', '--sub', 'backend', '--service'], t.env);
     assert.equal(service.code, 0, service.stderr);
+    const backend = decodeJwt(service.stdout.trim());
     assert.deepEqual(
-      [decodeJwt(service.stdout.trim()).scope, decodeJwt(service.stdout.trim()).email],
-      ['billing:seats', undefined],
+      [backend.scope, backend.email, backend.client_id],
+      ['billing:seats', undefined, 'billing-dev-backend'],
     );
+    const named = await runCli(['token', '--service', '--org', 'cli-co'], t.env);
+    assert.equal(named.code, 2);
+    assert.match(named.stderr, /names no organisation/);
     const noOrg = await runCli(
       ['token', '--sub', 'x', '--email', 'x@example.com', '--role', 'admin'],
       t.env,

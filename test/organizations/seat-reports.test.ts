@@ -4,6 +4,7 @@
 // BILLING_SEAT_MINIMUM) is what a checkout sells. With another BILLING_SEATS: 409.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { DEV_SERVICE_CLIENT } from '../../src/config.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { memberToken, orgBilling, orgPost } from '../helpers/organizations.ts';
@@ -16,10 +17,15 @@ const report = async (t: TestApp, token: string | null, org: string, body: unkno
     headers: token === null ? {} : bearer(token),
     payload: body as object,
   });
+/** The development backend's token (the client BILLING_SERVICE_CLIENTS defaults to), no e-mail. */
 const serviceToken = (
   t: TestApp,
   claims: Record<string, unknown> = { scope: 'openid billing:seats' },
-) => t.token('backend', undefined, { extra: claims });
+) =>
+  t.token('backend', undefined, {
+    email: undefined,
+    extra: { client_id: DEV_SERVICE_CLIENT, ...claims },
+  });
 
 describe(`seat reports (${databaseLabel})`, () => {
   let t: TestApp;
@@ -102,6 +108,63 @@ describe(`seat reports (${databaseLabel})`, () => {
     assert.equal((await orgBilling(t, 'acme-owner', { org: 'acme' })).seats.reported, 2);
     const anonymous = await report(t, null, 'acme', body);
     assert.equal(anonymous.statusCode, 401);
+  });
+
+  test('a scope alone is not a backend: a client not listed, or a token of a person or of another kind: 403', async () => {
+    const body = { count: 999_999, as_of: '2026-06-01T00:00:00Z' };
+    const refused: [string, string, RegExp][] = [
+      // An end user whose identity provider granted the API's scope on asking.
+      [
+        await t.token('mallory', 'mallory@example.com', {
+          extra: { scope: 'openid profile email billing:seats', org_id: 'other' },
+        }),
+        'a user with the scope',
+        /client BILLING_SERVICE_CLIENTS lists/,
+      ],
+      [
+        await serviceToken(t, { scope: 'billing:seats', client_id: 'spa' }),
+        'another client',
+        /client BILLING_SERVICE_CLIENTS lists/,
+      ],
+      [
+        await serviceToken(t, { scope: 'billing:seats', client_id: undefined }),
+        'no client',
+        /client BILLING_SERVICE_CLIENTS lists/,
+      ],
+      [
+        await serviceToken(t, { scope: 'billing:seats', org_id: 'acme' }),
+        'an organisation',
+        /carries an organisation/,
+      ],
+      [await serviceToken(t, { scope: 'billing:seats', nonce: 'n-1' }), 'an ID token', /nonce/],
+      [await serviceToken(t, { scope: 'billing:seats', events: {} }), 'a logout token', /events/],
+      [
+        await serviceToken(t, { scope: 'billing:seats', gty: 'password' }),
+        'a password grant',
+        /another grant/,
+      ],
+      [
+        await t.token('backend', 'backend@example.com', {
+          extra: { scope: 'billing:seats', client_id: DEV_SERVICE_CLIENT },
+        }),
+        'an e-mail',
+        /an e-mail/,
+      ],
+    ];
+    for (const [token, kind, why] of refused) {
+      const response = await report(t, token, 'acme', body);
+      assert.equal(response.statusCode, 403, kind);
+      assert.match(response.json().detail, why, kind);
+    }
+    const azp = await serviceToken(t, {
+      scope: 'billing:seats',
+      client_id: undefined,
+      azp: DEV_SERVICE_CLIENT,
+    });
+    assert.equal(
+      (await report(t, azp, 'acme', { count: 3, as_of: '2026-04-01T00:00:00Z' })).statusCode,
+      200,
+    );
   });
 
   test('a bad body or path: 422 in FastAPI shape', async () => {

@@ -1,6 +1,8 @@
 // Sends an outbound event over HTTP: a POST of the stored body, signed anew for each attempt. A
 // 2xx within 15 s is a delivery; a redirect is not followed (it counts as a failure, as Standard
-// Webhooks says); only the first 1 KB of the answer is kept.
+// Webhooks says); only the first 1 KB of the answer is kept, as text that can be stored whatever
+// the bytes were (a GIF, protobuf, a UTF-16 error page): invalid UTF-8 becomes U+FFFD, and NUL and
+// the other control characters but tab and newlines are written as \u escapes.
 import type { EventSender, SendResult } from '../../domain/ports/event-sender.ts';
 import { signedHeaders } from './standard-webhooks.ts';
 
@@ -24,8 +26,16 @@ async function firstBytes(response: Response): Promise<string> {
     if (size >= KEPT_BYTES) break;
   }
   await reader.cancel().catch(() => {});
-  return Buffer.concat(chunks).subarray(0, KEPT_BYTES).toString('utf8');
+  return storable(Buffer.concat(chunks).subarray(0, KEPT_BYTES).toString('utf8'));
 }
+
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+
+/** At most 2,048 characters once escaped. */
+const storable = (text: string) =>
+  text
+    .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .slice(0, 2 * KEPT_BYTES);
 
 export function createHttpSender(
   target: SenderTarget,
@@ -57,7 +67,7 @@ export function createHttpSender(
             : error instanceof Error
               ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
               : String(error);
-        return { status: null, answer: why.slice(0, KEPT_BYTES) };
+        return { status: null, answer: storable(why) };
       }
     },
   };

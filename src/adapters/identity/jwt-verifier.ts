@@ -11,7 +11,12 @@ import { isStorableText } from '../storable-text.ts';
 import { ExpiringEntries } from './expiring-entries.ts';
 import { issuerMismatch } from './issuer-first.ts';
 import type { UserinfoAnswer } from './oidc-issuer.ts';
-import { organizationOf, scopesOf, type OrganizationClaimPaths } from './organization-claims.ts';
+import {
+  claimAt,
+  organizationOf,
+  scopesOf,
+  type OrganizationClaimPaths,
+} from './organization-claims.ts';
 import { refusalReason } from './refusal-reason.ts';
 
 export const ALLOWED_ALGORITHMS = [
@@ -75,6 +80,23 @@ function claimText(payload: JWTPayload, claim: string, maxLength: number): strin
   return value;
 }
 
+/** What in the claims a backend's token never carries (domain/service-caller.ts). */
+function personalClaims(
+  payload: JWTPayload,
+  emailClaim: string,
+  organizations: OrganizationClaimPaths | null,
+): string[] {
+  const found: string[] = [];
+  if (organizations !== null && claimAt(payload, organizations.claim) !== undefined)
+    found.push(`an organisation (${organizations.claim})`);
+  if (payload[emailClaim] !== undefined) found.push(`an e-mail (${emailClaim})`);
+  if (payload.nonce !== undefined) found.push("an ID token's nonce");
+  if (payload.events !== undefined) found.push("a logout token's events");
+  if (payload.gty !== undefined && payload.gty !== 'client-credentials')
+    found.push(`another grant (gty ${JSON.stringify(payload.gty).slice(0, 60)})`);
+  return found;
+}
+
 export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   const verifyOptions = {
     issuer: options.issuer,
@@ -134,7 +156,11 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     },
     async verifyService(token: string): Promise<ServiceCaller> {
       const { payload } = await verified(token);
-      return { scopes: scopesOf(payload) };
+      return {
+        scopes: scopesOf(payload),
+        client: claimText(payload, 'client_id', 255) ?? claimText(payload, 'azp', 255),
+        personal: personalClaims(payload, options.emailClaim, organizations),
+      };
     },
   };
 }

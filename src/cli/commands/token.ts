@@ -9,6 +9,7 @@ import {
   organizationClaims,
   signToken,
 } from '../../dev/identity-provider.ts';
+import { DEV_SERVICE_CLIENT } from '../../config.ts';
 import { runningService } from '../../process/service-record.ts';
 import {
   cliConfig,
@@ -62,9 +63,15 @@ function extraClaims(
   if (org === undefined && roles.length > 0) throw new UsageError('--role needs --org');
   if (org !== undefined && config.organizations === null)
     throw new UsageError('--org needs organisations: IDP_ORG_CLAIM is unset');
+  if (org !== undefined && service === true)
+    throw new UsageError("--service is the backend's token: it names no organisation (no --org)");
   return {
     ...(org !== undefined && organizationClaims(config.organizations!, org, roles)),
-    ...(service === true && { scope: config.serviceScope }),
+    ...(service === true && {
+      scope: config.serviceScope,
+      client_id: DEV_SERVICE_CLIENT,
+      gty: 'client-credentials',
+    }),
   };
 }
 
@@ -83,7 +90,8 @@ export const tokenCommand: Command = {
     '  --ttl <seconds>     lifetime, default 3600',
     '  --org <id>          the organisation the token names (the org_id claim, or where IDP_ORG_CLAIM says)',
     "  --role <role>       the caller's role there (org_role, or IDP_ORG_ROLE_CLAIM); repeat for several",
-    "  --service           a backend's token: its scope holds BILLING_SERVICE_SCOPE (seat reports)",
+    "  --service           the development backend's token: its scope holds BILLING_SERVICE_SCOPE, its",
+    `                      client_id is ${DEV_SERVICE_CLIENT} (the BILLING_SERVICE_CLIENTS default here; seat reports)`,
   ].join('\n'),
   options: {
     sub: { type: 'string' },

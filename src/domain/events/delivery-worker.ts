@@ -1,8 +1,10 @@
 // Delivers the outbox on every instance: each round takes the lease of the events due (one per
-// subject, the oldest; the database decides which instance gets which), sends each once, and
-// records the answer. No transaction is open while a request is out. An instance that dies
-// mid-attempt leaves its lease to run out; the event is then sent again with the same id and body,
-// so the receiver sees it at least once and deduplicates on `webhook-id`.
+// subject, the oldest; the database decides which instance gets which), up to 20 in flight, and
+// sends each once, recording the answer; a round does not wait for the attempts it started, so a
+// slow receiver answer holds up its own subject only. No transaction is open while a request is
+// out. An instance that dies mid-attempt leaves its lease to run out; the event is then sent again
+// with the same id and body, so the receiver sees it at least once and deduplicates on
+// `webhook-id`.
 import type { Logger } from '../ports/logger.ts';
 import type { EventSender } from '../ports/event-sender.ts';
 import type { ClaimedEvent, Outbox, OutboxCounts } from '../ports/outbox.ts';
@@ -33,6 +35,8 @@ export class DeliveryWorker {
   /** Aborted when the instance closes: a request in flight is given up and tried again at once. */
   private readonly closing = new AbortController();
   private lastCount = 0;
+  /** The attempts under way, started by the rounds. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly deps: DeliveryWorkerDeps) {}
 
@@ -50,15 +54,36 @@ export class DeliveryWorker {
     this.closing.abort();
     if (this.timer !== null) clearTimeout(this.timer);
     await this.running;
+    await Promise.allSettled(this.inFlight);
   }
 
-  /** One round: the events due now, each attempted once; resolves to how many were attempted. */
+  /** The events due now, each attempted once; resolves, once all are settled, to how many. */
   async deliverDue(): Promise<number> {
-    if (!this.deps.sender.ready()) return 0;
+    const started = await this.startDue(BATCH);
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /** Takes up to `room` events due and starts an attempt of each; the attempts. */
+  private async startDue(room: number): Promise<Promise<void>[]> {
+    if (!this.deps.sender.ready() || room <= 0) return [];
     const { outbox, holder } = this.deps;
-    const claimed = await outbox.claim(holder, this.now(), DELIVERY_LEASE_MS, BATCH);
-    await Promise.all(claimed.map((event) => this.attempt(event)));
-    return claimed.length;
+    const claimed = await outbox.claim(holder, this.now(), DELIVERY_LEASE_MS, room);
+    return claimed.map((event) => {
+      const attempt = this.attempt(event).finally(() => {
+        this.inFlight.delete(attempt);
+        this.wake();
+      });
+      this.inFlight.add(attempt);
+      return attempt;
+    });
+  }
+
+  /** A finished attempt makes room: the next round at once, unless one is under way. */
+  private wake(): void {
+    if (this.stopped || this.running !== null) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.schedule(0);
   }
 
   private async attempt(event: ClaimedEvent): Promise<void> {
@@ -100,19 +125,25 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  /** A round, and how long to wait before the next: none after a full batch. */
+  /** A round, and how long to wait before the next: none while there was more due than room. */
   private async round(): Promise<number> {
     try {
-      const attempted = await this.deliverDue();
+      const room = BATCH - this.inFlight.size;
+      const started = await this.startDue(room);
+      for (const attempt of started) attempt.catch((error) => this.failed(error));
       await this.count();
-      return attempted >= BATCH ? 0 : (this.deps.pollMs ?? POLL_MS);
+      return room > 0 && started.length >= room ? 0 : (this.deps.pollMs ?? POLL_MS);
     } catch (error) {
-      this.deps.log.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'outbound events: a round failed; the next tries again',
-      );
+      this.failed(error);
       return this.deps.pollMs ?? POLL_MS;
     }
+  }
+
+  private failed(error: unknown): void {
+    this.deps.log.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'outbound events: a round failed; the next tries again',
+    );
   }
 
   private async count(): Promise<void> {

@@ -4,6 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import type { SeatReportInput, SeatReports } from '../../domain/seats/seat-reports.ts';
+import type { ServiceAccess } from '../../domain/service-caller.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticateService } from '../authenticate.ts';
 import { ERROR_RESPONSES } from '../responses.ts';
@@ -21,14 +22,14 @@ const PARAMS = Type.Object({
 export function seatRoutes(
   reports: SeatReports,
   verifier: TokenVerifier,
-  serviceScope: string,
+  access: ServiceAccess,
 ): FastifyPluginAsync {
   return async (app) => {
     app.put<{ Params: { idp_org_id: string }; Body: SeatReportInput }>('/orgs/:idp_org_id/seats', {
       schema: {
         operationId: 'reportOrganizationSeats',
         summary: "Report an organisation's seat count",
-        description: `With BILLING_SEATS=reported, the application's backend reports how many seats an organisation uses, with a token holding the scope ${serviceScope}. An organisation not seen yet is created; a report older than the stored one changes nothing. The subscription's quantity follows outside the request.`,
+        description: `With BILLING_SEATS=reported, the application's backend reports how many seats an organisation uses, with a token holding the scope ${access.scope} issued to a client BILLING_SERVICE_CLIENTS lists. An organisation not seen yet is created; a report older than the stored one changes nothing. The subscription's quantity follows outside the request.`,
         tags: ['organizations'],
         security: [{ bearerAuth: [] }],
         params: PARAMS,
@@ -38,7 +39,7 @@ export function seatRoutes(
           ...AUTH_RESPONSES,
           403: described(
             'ErrorDetail',
-            `The token does not hold the scope ${serviceScope}: an end user's token never does`,
+            `Not the application's backend: the token lacks the scope ${access.scope}, its client is not in BILLING_SERVICE_CLIENTS, or it names an organisation, carries an e-mail, a nonce or events, or another grant`,
           ),
           409: described('ErrorDetail', 'BILLING_SEATS is not "reported"'),
           413: ERROR_RESPONSES[413],
@@ -48,7 +49,7 @@ export function seatRoutes(
           503: ERROR_RESPONSES[503],
         },
       },
-      onRequest: authenticateService(verifier, serviceScope),
+      onRequest: authenticateService(verifier, access, 'Reporting seats'),
       handler: (request) => reports.report(request.params.idp_org_id, request.body),
     });
   };
