@@ -431,6 +431,74 @@ describe(`outbound events (${databaseLabel})`, () => {
     assert.equal(JSON.parse(told[0]!.body).data.trial_end, new Date(trialEnd * 1000).toISOString());
   });
 
+  test('a trial already over is not announced as ending soon, by its notice or by a newer state', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const ended = await profileOf(t, 'ended-trial');
+    const endedAtOnce = subscriptionObject({
+      metadata: { user_id: ended.id },
+      status: 'trialing',
+      trial_end: now,
+    });
+    await deliver(t.app, eventOf('customer.subscription.trial_will_end', endedAtOnce));
+    const late = await profileOf(t, 'late-notice');
+    const trialing = subscriptionObject({
+      metadata: { user_id: late.id },
+      status: 'trialing',
+      trial_end: now + 3 * 86_400,
+    });
+    const canceled = { ...trialing, status: 'canceled' as const };
+    await deliver(t.app, eventOf('customer.subscription.deleted', canceled, { created: now }));
+    await deliver(
+      t.app,
+      eventOf('customer.subscription.trial_will_end', trialing, { created: now - 5 }),
+    );
+    assert.deepEqual(
+      (await events()).filter((e) => e.type === 'trial.will_end'),
+      [],
+    );
+  });
+
+  test('a cancellation set for the period end, then ended by the provider: reason scheduled_end', async () => {
+    const user = await profileOf(t, 'period-ender');
+    const created = Math.floor(Date.now() / 1000);
+    const active = subscriptionObject({ metadata: { user_id: user.id } });
+    await deliver(t.app, eventOf('customer.subscription.created', active, { created }));
+    const setToEnd = { ...active, cancel_at_period_end: true };
+    await deliver(
+      t.app,
+      eventOf('customer.subscription.updated', setToEnd, { created: created + 1 }),
+    );
+    // Ended at its period's end by the provider's clock (a test clock's, say): ahead of ours.
+    await deliver(
+      t.app,
+      eventOf(
+        'customer.subscription.deleted',
+        { ...setToEnd, status: 'canceled' },
+        { created: created + 2 },
+      ),
+    );
+    assert.deepEqual((await tierChanges(t)).slice(1), [
+      { from: 'pro', to: 'free', reason: 'scheduled_end' },
+    ]);
+  });
+
+  test('a trial that ends without a card (its trial settings cancel it): reason trial_ended', async () => {
+    const user = await profileOf(t, 'cardless');
+    const created = Math.floor(Date.now() / 1000);
+    const trialing = subscriptionObject({
+      metadata: { user_id: user.id },
+      status: 'trialing',
+      trial_end: created + 14 * 86_400,
+    });
+    await deliver(t.app, eventOf('customer.subscription.created', trialing, { created }));
+    // Ended early (trial_end=now), canceled for want of a payment method.
+    const ended = { ...trialing, status: 'canceled' as const, trial_end: created + 1 };
+    await deliver(t.app, eventOf('customer.subscription.deleted', ended, { created: created + 1 }));
+    assert.deepEqual((await tierChanges(t)).slice(1), [
+      { from: 'pro', to: 'free', reason: 'trial_ended' },
+    ]);
+  });
+
   test("a trial's notice waits for its subject's lock: an event being written meanwhile goes first", async () => {
     const user = await profileOf(t, 'tia');
     const trialing = subscriptionObject({

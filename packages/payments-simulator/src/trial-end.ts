@@ -92,7 +92,7 @@ export function endTrial(
       before = await locked(unit, id);
     }
     const at = nowSeconds();
-    await unit.emit('customer.subscription.trial_will_end', before);
+    await unit.emit('customer.subscription.trial_will_end', { ...before, trial_end: at });
     const next = withPeriod(
       { ...before, trial_end: at, billing_cycle_anchor: at },
       at,

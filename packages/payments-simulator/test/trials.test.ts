@@ -127,6 +127,12 @@ describe(`trials (${databaseLabel})`, () => {
       'customer.subscription.trial_will_end',
       'customer.subscription.deleted',
     ]);
+    // Ended at once (trial_end=now): the notice says the trial's end is now, as Stripe's does.
+    const [notice, deleted] = since(start).map(
+      (e) => (e as unknown as { data: { object: { trial_end: number } } }).data.object.trial_end,
+    );
+    assert.equal(typeof notice, 'number');
+    assert.equal(notice, deleted);
   });
 
   test('without a payment method, "pause" pauses and "create_invoice" leaves the invoice unpaid (past_due)', async () => {

@@ -147,8 +147,15 @@ function draftChanges(
       data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
     });
   if (now.tier !== before.tier) {
-    const firstStored = look.written !== null && look.written.before === null;
-    const step = { from: before.tier!, to: now.tier!, deciding, firstStored };
+    const { written } = look;
+    const decidingWritten = written !== null && written.after.id === deciding?.id;
+    const step = {
+      from: before.tier!,
+      to: now.tier!,
+      deciding,
+      firstStored: written !== null && written.before === null,
+      wasTrialing: decidingWritten && written.before?.status === 'trialing',
+    };
     event({
       type: 'tier.changed',
       data: { from: step.from, to: step.to, reason: tierReason(step, look.cause, look.now) },

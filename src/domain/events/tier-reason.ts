@@ -24,20 +24,31 @@ export interface TierStep {
   from: string;
   to: string;
   /** The subscription deciding the tier now; null: none. */
-  deciding: SubscriptionState | null;
+  deciding: Omit<SubscriptionState, 'revision'> | null;
   /** Whether that subscription was stored for the first time by this change. */
   firstStored: boolean;
+  /** Whether that subscription was in its trial before this change (the write's row before it). */
+  wasTrialing: boolean;
 }
 
 const passed = (time: Date | null, now: Date) => time !== null && time <= now;
 
+/** Set to end, either of the provider's ways; Stripe keeps both on the subscription it ends. */
+const wasScheduled = (s: Omit<SubscriptionState, 'revision'>) =>
+  s.cancelAtPeriodEnd || s.cancelAt !== null;
+
 /** Why a paid tier ended (`to` is free). */
-function whyEnded(subscription: SubscriptionState | null, now: Date): TierReason {
+function whyEnded(
+  subscription: Omit<SubscriptionState, 'revision'> | null,
+  now: Date,
+  wasTrialing: boolean,
+): TierReason {
   if (subscription === null) return 'canceled';
   const trialOver =
-    passed(subscription.trialEnd, now) &&
-    subscription.currentPeriodEnd !== null &&
-    subscription.trialEnd!.getTime() >= subscription.currentPeriodEnd.getTime();
+    wasTrialing ||
+    (passed(subscription.trialEnd, now) &&
+      subscription.currentPeriodEnd !== null &&
+      subscription.trialEnd!.getTime() >= subscription.currentPeriodEnd.getTime());
   switch (subscription.status) {
     case 'active':
     case 'trialing':
@@ -47,7 +58,8 @@ function whyEnded(subscription: SubscriptionState | null, now: Date): TierReason
     case 'paused':
       return trialOver ? 'trial_ended' : 'paused';
     case 'canceled':
-      if (passed(scheduledEnd(subscription), now)) return 'scheduled_end';
+      if (wasScheduled(subscription) || passed(scheduledEnd(subscription), now))
+        return 'scheduled_end';
       return trialOver ? 'trial_ended' : 'canceled';
     case 'unpaid':
     case 'incomplete':
@@ -58,7 +70,7 @@ function whyEnded(subscription: SubscriptionState | null, now: Date): TierReason
 
 export function tierReason(step: TierStep, cause: TierCause | null, now: Date): TierReason {
   if (cause !== null) return cause;
-  if (step.to === FREE_TIER) return whyEnded(step.deciding, now);
+  if (step.to === FREE_TIER) return whyEnded(step.deciding, now, step.wasTrialing);
   if (step.from !== FREE_TIER) return 'plan_change';
   return step.firstStored ? 'checkout' : 'resumed';
 }

@@ -2,7 +2,9 @@
 // before, or at once when the trial is ended early). Nothing changes yet: the new state comes with
 // the customer.subscription.updated (or .deleted) that follows. The event is recorded and
 // acknowledged, logged at info with who pays (a user or an organisation), and told to the
-// application (`trial.will_end`), for whatever reminds them to pay.
+// application (`trial.will_end`), for whatever reminds them to pay: only while the trial is still
+// to end, as the newer of the event and the stored subscription says (a trial ended at once, or
+// one whose end passed while the notice was late, is not announced).
 import type { SubscriptionEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
 import { findEventSubject } from '../context.ts';
@@ -25,13 +27,15 @@ export const trialWillEnd: EventHandler<SubscriptionEvent> = {
       },
       subject === null ? 'trial ends soon, for a customer of no user' : 'trial ends soon',
     );
-    if (subject === null || subscription.trialEnd === null) return;
-    const about = { type: subject.ref.type, id: subject.ref.id, idp_id: subject.idpId };
-    const notice = {
-      type: 'trial.will_end',
-      data: { trial_end: subscription.trialEnd.toISOString() },
-    } as const;
     const { now } = ctx.telling;
+    const stored = await ctx.tx.subscriptions.find(subscription.id);
+    const current = stored !== null && stored.asOf > event.created ? stored : subscription;
+    const { trialEnd } = current;
+    if (subject === null || current.status !== 'trialing' || trialEnd === null) return;
+    if (trialEnd <= now)
+      return ctx.log.info({ subscription: subscription.id }, 'trial ended already: not announced');
+    const about = { type: subject.ref.type, id: subject.ref.id, idp_id: subject.idpId };
+    const notice = { type: 'trial.will_end', data: { trial_end: trialEnd.toISOString() } } as const;
     await ctx.tx.outbox.append(subject.ref, [draftEvent(about, notice, now)], now);
   },
 };
