@@ -16,7 +16,7 @@ import type { SeatReports } from './domain/seats/seat-reports.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import type { UserService } from './domain/users/user-service.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { answerClientError } from './http/client-errors.ts';
@@ -109,6 +109,7 @@ export function createFastify(
     routerOptions: { maxParamLength: 4096 },
     genReqId: requestId,
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;

@@ -19,7 +19,7 @@ export function bearerToken(header: string | undefined): string | null {
   const match = BEARER.exec(header);
   if (!match)
     throw new DomainError('invalid_token', 'Invalid token', {
-      reason: 'malformed bearer credentials',
+      reason: 'malformed bearer credentials: send Authorization: Bearer and the token alone',
     });
   return match[1]!;
 }

@@ -1,7 +1,7 @@
 // One place maps every error to a response. Domain codes map exhaustively; validation failures
 // become FastAPI's 422; anything unexpected is logged with the request id and answered with a
 // plain 500 that shows nothing of the cause.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../domain/errors.ts';
 import { DatabaseUnavailableError } from '../adapters/database/sql-client.ts';
 import { JsonBodyError } from './json-body.ts';
@@ -16,6 +16,17 @@ interface Rendered {
   status: number;
   detail: string | ValidationErrorItem[];
   headers?: Record<string, string>;
+}
+
+/**
+ * RFC 6750's challenge for a refused token, saying why (expired, wrong audience...) in
+ * `error_description`, whose characters the RFC limits to printable ASCII without `"` or `\`.
+ */
+function invalidTokenChallenge(reason: unknown): string {
+  const why = String(reason ?? 'the token was refused')
+    .replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "'")
+    .slice(0, 200);
+  return `Bearer error="invalid_token", error_description="${why}"`;
 }
 
 // A database outage is usually short: clients (and balancers) are told when to try again.
@@ -34,7 +45,7 @@ function renderDomain(error: DomainError): Rendered {
       return {
         status: 401,
         detail: 'Invalid token',
-        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+        headers: { 'www-authenticate': invalidTokenChallenge(error.details.reason) },
       };
     case 'invalid_redirect_url': {
       const { field, input } = error.details as { field: string; input: unknown };
@@ -124,4 +135,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
       .send({ detail: rendered.detail });
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
+}
+
+/**
+ * Fastify's own refusals before any route (a path whose percent-encoding is broken), in the
+ * contract's shape, without echoing the path.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  request.log.info({ reason: error.code }, 'request refused before routing');
+  void reply.status(400).send({ detail: 'Malformed URL: its percent-encoding is not valid' });
 }
