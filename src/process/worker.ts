@@ -25,12 +25,20 @@ export async function runWorker(
   fail: (error: unknown) => never,
 ): Promise<void> {
   const composition = await composeService(config, { worker: cluster.isWorker }).catch(fail);
-  const app = await buildApp(composition, { logger: composition.logger });
-  if (composition.migrationsApplied.length > 0)
-    app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
   // Started once the app listens, closed with it.
+  let app: FastifyInstance | undefined;
   let metricsListener: MetricsListener | null = null;
   let forgetService: (() => Promise<void>) | null = null;
+  // What started is stopped before a failed start exits: the embedded database is a process of
+  // its own, which would otherwise outlive this one.
+  const failClosing = async (error: unknown): Promise<never> => {
+    await Promise.allSettled([app?.close(), metricsListener?.close()]);
+    await composition.close().catch(() => {});
+    return fail(error);
+  };
+  app = await buildApp(composition, { logger: composition.logger }).catch(failClosing);
+  if (composition.migrationsApplied.length > 0)
+    app.log.info({ migrations: composition.migrationsApplied }, 'database migrated');
   closeOnStopSignals(config, app, async () => {
     await Promise.all([app.close(), metricsListener?.close()]);
     await forgetService?.();
@@ -39,11 +47,11 @@ export async function runWorker(
 
   const address = await app
     .listen({ host: config.host, port: config.port })
-    .catch((error) => fail(listenFailure({ port: 'PORT', host: 'HOST' }, error)));
+    .catch((error) => failClosing(listenFailure({ port: 'PORT', host: 'HOST' }, error)));
   composition.setServiceUrl(address);
   composition.jobs.start();
   metricsListener = await serveMetricsApart(config, composition, app.log).catch((error) =>
-    fail(listenFailure({ port: 'METRICS_PORT', host: 'METRICS_HOST' }, error)),
+    failClosing(listenFailure({ port: 'METRICS_PORT', host: 'METRICS_HOST' }, error)),
   );
   const database = describeDatabase(config);
   app.log.info(`database: ${database}`);
@@ -52,7 +60,7 @@ export async function runWorker(
     address,
     database,
     log: app.log,
-  }).catch(fail);
+  }).catch(failClosing);
 }
 
 /**

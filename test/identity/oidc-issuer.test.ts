@@ -13,6 +13,7 @@ import {
   type IssuerTokenOptions,
   type OidcTestIssuer,
 } from '../../support/oidc-issuer.ts';
+import { INVALID_TOKEN_CHALLENGE } from '../helpers/challenge.ts';
 
 const COOLDOWN_PASSED_MS = 31_000;
 const CACHE_EXPIRED_MS = 11 * 60_000;
@@ -53,10 +54,7 @@ async function setup(
 function assertInvalidToken(response: LightMyRequestResponse): void {
   assert.equal(response.statusCode, 401, response.body);
   assert.deepEqual(response.json(), { detail: 'Invalid token' });
-  assert.match(
-    String(response.headers['www-authenticate']),
-    /^Bearer error="invalid_token", error_description="[^"\\]+"$/,
-  );
+  assert.match(String(response.headers['www-authenticate']), INVALID_TOKEN_CHALLENGE);
 }
 
 /** Freezes Date (only Date: sockets and timeouts keep real time) so the test can move it on. */

@@ -15,12 +15,12 @@ import {
 } from '../../src/dev/identity-provider.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
+import { INVALID_TOKEN_CHALLENGE } from '../helpers/challenge.ts';
 
 const NOT_AUTHENTICATED = { body: { detail: 'Not authenticated' }, challenge: /^Bearer$/ };
-/** RFC 6750's challenge, saying why in printable ASCII without quotes or backslashes. */
 const INVALID_TOKEN = {
   body: { detail: 'Invalid token' },
-  challenge: /^Bearer error="invalid_token", error_description="[\x20-\x21\x23-\x5b\x5d-\x7e]+"$/,
+  challenge: INVALID_TOKEN_CHALLENGE,
 };
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { freePort } from '../../support/free-port.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
@@ -22,6 +23,19 @@ async function start(env: Record<string, string>): Promise<{ code: number; stder
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const [code] = await once(child, 'exit');
   return { code, stderr };
+}
+
+/** The pid in `cluster`'s postmaster.pid when that process is alive, else null. */
+async function runningPostmaster(cluster: string): Promise<number | null> {
+  const lock = await readFile(join(cluster, 'postmaster.pid'), 'utf8').catch(() => null);
+  const pid = Number(lock?.split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
 }
 
 describe(
@@ -58,6 +72,26 @@ describe(
       assert.match(stderr, /^Start-up failed: database unavailable: .*ECONNREFUSED/);
       assert.match(stderr, new RegExp(`127\\.0\\.0\\.1:${port}`));
       assert.doesNotMatch(stderr, /hunter2/);
+    });
+
+    test('a busy PORT on the embedded database: the database it started is stopped before the exit', async () => {
+      const taken = createServer();
+      taken.listen(0, '127.0.0.1');
+      await once(taken, 'listening');
+      const dataDir = freshDataDir('billing-busy-embedded');
+      try {
+        const { code, stderr } = await start({
+          DATA_DIR: dataDir,
+          PORT: String((taken.address() as { port: number }).port),
+          PAYMENTS_SIMULATOR_PORT: '0',
+        });
+        assert.equal(code, 1, stderr);
+        assert.match(stderr, /is in use by another process/);
+        assert.equal(await runningPostmaster(join(dataDir, 'postgres')), null);
+      } finally {
+        taken.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
     });
 
     for (const variable of ['PORT', 'PAYMENTS_SIMULATOR_PORT', 'METRICS_PORT']) {
