@@ -1,6 +1,6 @@
 // Verifies access tokens with jose: signature against the issuer's keys, an allow-list of
 // asymmetric algorithms (no HS*, no `none`), iss, aud, exp and nbf with a small clock tolerance,
-// and a type (`typ`) of an access token, or none.
+// and a type (`typ`) of an access token, or none, with no claim only another kind of token has.
 // The development identity provider goes through exactly this code; only the key source differs.
 import { createHash } from 'node:crypto';
 import { jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
@@ -72,6 +72,19 @@ function checkType({ typ }: JWTHeaderParameters): void {
     throw invalid(`not an access token: its type (typ) is ${JSON.stringify(typ).slice(0, 100)}`);
 }
 
+// What only another kind of token carries, whatever its type says: an ID token's `nonce` (OIDC
+// Core 2), a logout token's `events` (OIDC Back-Channel Logout 2.4). Issuers that put no `typ` on
+// their tokens, or `JWT` on all of them, are told apart by these.
+const OTHER_TOKEN_CLAIMS = [
+  ['nonce', 'an ID token (it carries a nonce)'],
+  ['events', 'a logout token (it carries events)'],
+] as const;
+
+function checkClaimsOfAccessToken(payload: JWTPayload): void {
+  for (const [claim, kind] of OTHER_TOKEN_CLAIMS)
+    if (payload[claim] !== undefined) throw invalid(`not an access token: ${kind}`);
+}
+
 function claimText(payload: JWTPayload, claim: string, maxLength: number): string | null {
   const value = payload[claim];
   if (typeof value !== 'string' || value === '') return null;
@@ -90,8 +103,6 @@ function personalClaims(
   if (organizations !== null && claimAt(payload, organizations.claim) !== undefined)
     found.push(`an organisation (${organizations.claim})`);
   if (payload[emailClaim] !== undefined) found.push(`an e-mail (${emailClaim})`);
-  if (payload.nonce !== undefined) found.push("an ID token's nonce");
-  if (payload.events !== undefined) found.push("a logout token's events");
   if (payload.gty !== undefined && payload.gty !== 'client-credentials')
     found.push(`another grant (gty ${JSON.stringify(payload.gty).slice(0, 60)})`);
   return found;
@@ -143,6 +154,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       throw invalid(refusalReason(error));
     }
     checkType(protectedHeader);
+    checkClaimsOfAccessToken(payload);
     const idpId = claimText(payload, 'sub', MAX_CLAIM_LENGTH.sub);
     if (idpId === null) throw invalid('token has no subject');
     return { payload, idpId };
