@@ -8,7 +8,7 @@ import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { UNREAD_METRICS } from './adapters/metrics/unread.ts';
-import { PortalConfigurationId } from './domain/billing/provider-setup.ts';
+import { PortalConfigurationId } from './domain/billing/portal-configuration.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
 import type { Store } from './domain/ports/store.ts';

@@ -14,7 +14,7 @@ import type { Metrics } from '../domain/ports/metrics.ts';
 import { createStripeWebhookVerifier } from '../adapters/payments/stripe-events.ts';
 import { CheckoutService } from '../domain/billing/checkout-service.ts';
 import { PortalService } from '../domain/billing/portal-service.ts';
-import type { PortalConfigurationId } from '../domain/billing/provider-setup.ts';
+import type { PortalConfigurationId } from '../domain/billing/portal-configuration.ts';
 import { SubscriptionSummaryService } from '../domain/billing/subscription-summary.ts';
 import { Members } from '../domain/organizations/members.ts';
 import { OrganizationBilling } from '../domain/organizations/organization-billing.ts';

@@ -79,6 +79,26 @@ async function expireCheckoutSession(stripe: Stripe, id: string): Promise<Provid
   }
 }
 
+async function createPortalSession(
+  stripe: Stripe,
+  input: { customerId: string; returnUrl: string; configurationId: string },
+): Promise<{ url: string } | 'configuration_refused'> {
+  const params = {
+    customer: input.customerId,
+    return_url: input.returnUrl,
+    configuration: input.configurationId,
+  };
+  try {
+    return { url: (await stripe.billingPortal.sessions.create(params)).url };
+  } catch (error) {
+    // Stripe names the parameter at fault: an inactive or unknown configuration is `configuration`.
+    const failure = error as Stripe.errors.StripeError;
+    if (failure.type === 'StripeInvalidRequestError' && failure.param === 'configuration')
+      return 'configuration_refused';
+    throw error;
+  }
+}
+
 async function customerExists(stripe: Stripe, customerId: string): Promise<boolean> {
   try {
     const customer = await stripe.customers.retrieve(customerId);
@@ -167,15 +187,8 @@ export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>)
     undeliveredEvents: () => call('events.list', () => undeliveredEvents(stripe)),
     updateSubscriptionQuantity: (input, idempotencyKey) =>
       call('subscriptions.update', () => updateSubscriptionQuantity(stripe, input, idempotencyKey)),
-    createPortalSession: ({ customerId, returnUrl, configurationId }) =>
-      call('billingPortal.sessions.create', async () => {
-        const params = {
-          customer: customerId,
-          return_url: returnUrl,
-          configuration: configurationId,
-        };
-        return { url: (await stripe.billingPortal.sessions.create(params)).url };
-      }),
+    createPortalSession: (input) =>
+      call('billingPortal.sessions.create', () => createPortalSession(stripe, input)),
     retrievePrice: (id) => call('prices.retrieve', () => retrievePrice(stripe, id)),
     ensurePortalConfiguration: (spec) =>
       call('billingPortal.configurations', () => ensurePortalConfiguration(stripe, spec)),

@@ -7,7 +7,7 @@ import type { BillingAccount, Principal } from '../model.ts';
 import type { Members } from '../organizations/members.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { CheckoutSettings } from './checkout-service.ts';
-import type { PortalConfigurationId } from './provider-setup.ts';
+import type { PortalConfigurationId } from './portal-configuration.ts';
 import { checkRedirectUrl } from './redirect-urls.ts';
 
 export interface PortalInput {
@@ -16,7 +16,7 @@ export interface PortalInput {
 
 export interface PortalSettings extends Pick<CheckoutSettings, 'appUrl' | 'allowedOrigins'> {
   /** The service's own portal configuration (provider-setup.ts), never the account's default. */
-  portalConfiguration: Pick<PortalConfigurationId, 'id'>;
+  portalConfiguration: Pick<PortalConfigurationId, 'id' | 'refused'>;
 }
 
 export class PortalService {
@@ -48,10 +48,26 @@ export class PortalService {
         'There is nothing to manage yet: start a subscription with a checkout first',
       );
     }
-    return this.payments.createPortalSession({
-      customerId: account.paymentsCustomerId,
-      returnUrl,
-      configurationId: await this.settings.portalConfiguration.id(),
-    });
+    return this.session(account.paymentsCustomerId, returnUrl);
+  }
+
+  /**
+   * A session on the service's configuration; when the provider refuses that one (deactivated by
+   * hand, say), once more on the configuration checked again, which sets it back.
+   */
+  private async session(customerId: string, returnUrl: string): Promise<{ url: string }> {
+    const { portalConfiguration } = this.settings;
+    for (let attempt = 1; ; attempt++) {
+      const configurationId = await portalConfiguration.id();
+      const input = { customerId, returnUrl, configurationId };
+      const answer = await this.payments.createPortalSession(input);
+      if (answer !== 'configuration_refused') return answer;
+      portalConfiguration.refused(configurationId);
+      if (attempt === 2)
+        throw new DomainError(
+          'payments_unavailable',
+          'Payment provider unavailable: it refused the billing portal configuration',
+        );
+    }
   }
 }

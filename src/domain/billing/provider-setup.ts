@@ -14,8 +14,6 @@ export const PORTAL_CONFIGURATION_JOB = 'portal-configuration';
 const LEASE_MS = 60_000;
 const WAIT_STEP_MS = 200;
 const WAIT_MS = 60_000;
-/** On a portal call: long enough for another instance's set-up to end, short for a person. */
-const WAIT_ON_CALL_MS = 2_000;
 
 /** A price of BILLING_PRICES: its tier and the interval the variable gives it. */
 export interface ConfiguredPrice {
@@ -68,7 +66,7 @@ function productsOf(prices: ProviderPrice[]): { product: string; prices: string[
   return [...byProduct].map(([product, ids]) => ({ product, prices: ids }));
 }
 
-interface SetUp {
+export interface SetUp {
   payments: PaymentsProvider;
   leases: JobLeases;
   holder: string;
@@ -86,7 +84,7 @@ async function claimed({ leases, holder }: SetUp, waitMs: number): Promise<boole
 }
 
 /** The configuration's id once set up; null when another instance held the lease throughout. */
-async function ownPortalConfiguration(
+export async function ownPortalConfiguration(
   setUp: SetUp,
   prices: ProviderPrice[],
   waitMs: number,
@@ -138,45 +136,5 @@ export async function setUpProvider(
       `the payment provider did not answer at start-up (${error.message}): BILLING_PRICES not checked against it, the portal configuration left to the first portal call`,
     );
     return null;
-  }
-}
-
-/**
- * The id every portal session passes: learnt at start-up where it can be, else by the first portal
- * call that reaches the provider (found by its mark, or made, under the lease), and by the next
- * call while that fails; until then the portal is refused as the provider's outage is.
- */
-export class PortalConfigurationId {
-  private known: string | null = null;
-  private finding: Promise<string> | null = null;
-
-  constructor(
-    private readonly setUp: SetUp,
-    private readonly catalog: readonly ConfiguredPrice[],
-  ) {}
-
-  async startUp(): Promise<void> {
-    this.known = await setUpProvider(this.setUp, this.catalog);
-  }
-
-  /** One search at a time in this process; a failed one is not remembered. */
-  async id(): Promise<string> {
-    if (this.known !== null) return this.known;
-    this.finding ??= this.find().finally(() => {
-      this.finding = null;
-    });
-    return this.finding;
-  }
-
-  private async find(): Promise<string> {
-    const prices = await checkPrices(this.setUp.payments, this.catalog);
-    const id = await ownPortalConfiguration(this.setUp, prices, WAIT_ON_CALL_MS);
-    if (id === null)
-      throw new DomainError(
-        'payments_unavailable',
-        'Payment provider unavailable: the billing portal is being set up, try again shortly',
-      );
-    this.known = id;
-    return id;
   }
 }

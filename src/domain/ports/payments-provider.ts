@@ -108,13 +108,14 @@ export interface PaymentsProvider {
   ): Promise<ProviderRead<ProviderSubscription>>;
   /**
    * The address of a hosted billing-portal session where the customer manages their subscriptions,
-   * on the given portal configuration.
+   * on the given portal configuration; `configuration_refused` when the provider will not use that
+   * configuration (deactivated or unknown there).
    */
   createPortalSession(input: {
     customerId: string;
     returnUrl: string;
     configurationId: string;
-  }): Promise<{ url: string }>;
+  }): Promise<{ url: string } | 'configuration_refused'>;
   /** The price, or null when the provider does not know it. */
   retrievePrice(id: string): Promise<ProviderPrice | null>;
   /**
