@@ -265,7 +265,8 @@ export const AUTH_RESPONSES = {
     {
       'WWW-Authenticate': {
         type: 'string',
-        description: '`Bearer` without a token; `Bearer error="invalid_token", error_description="…"` (why) for a refused one',
+        description:
+          '`Bearer` without a token; `Bearer error="invalid_token", error_description="…"` (why) for a refused one',
       },
     },
   ),
