@@ -90,8 +90,10 @@ export interface SeatClaim {
   limit: number;
   /** Taken once no change came for this long (a burst settles first)... */
   quietMs: number;
-  /** ...or once a change has waited this long, whatever keeps coming. */
+  /** ...or once a change has waited this long, whatever keeps coming... */
   maxWaitMs: number;
+  /** ...or, once pushed while changes kept coming (a stream), this long. */
+  streamWaitMs: number;
 }
 
 /** The seat engine's state per organisation (see seats/). */
@@ -121,13 +123,15 @@ export interface SeatsRepository {
   /** Under the holder's lease: the provider accepted the push of `revision`. */
   pushed(organizationId: string, holder: string, revision: number): Promise<void>;
   /**
-   * Gives the lease up. Done: nothing is left to look at unless a change came after `changes`.
-   * Failed: looked at again after `retryAfterMs`, one more failure counted.
+   * Gives the lease up. Done: nothing is left to look at unless a change came after `changes`
+   * (then a push, `pushed`, counts as one of a stream). Failed: looked at again after
+   * `retryAfterMs`, one more failure counted.
    */
   release(
     organizationId: string,
     holder: string,
-    outcome: { done: true; changes: number } | { done: false; retryAfterMs: number },
+    outcome:
+      { done: true; changes: number; pushed: boolean } | { done: false; retryAfterMs: number },
   ): Promise<void>;
   /** Marks as changed each organisation whose active members (over `activeDays`, at least `minimum`) are no longer its desired quantity. */
   markLapsed(activeDays: number, minimum: number): Promise<number>;

@@ -3,8 +3,9 @@
 // lapse, the subscription itself changing) only marks the organisation in the database; every
 // instance runs this worker, which takes marked organisations under a lease of each (the database
 // decides, so one provider call is in flight per organisation across all instances), waits for a
-// burst to settle (the latest count wins), and pushes the quantity with create_prorations and an
-// idempotency key from the organisation, its subscription and the revision of the desired quantity:
+// burst to settle (the latest count wins; a burst however long costs two pushes), and pushes the
+// quantity with create_prorations and an idempotency key from the organisation, its subscription
+// and the revision of the desired quantity:
 // a revision is new for every quantity to push, so 3 -> 4 -> 3 -> 4 never reuses a key, and a
 // retry of the same push (a failure, an instance killed mid-call) is the same key, one change at
 // the provider. The provider's answer is applied through the webhook path's ordering; a quantity
@@ -27,8 +28,13 @@ export interface SeatSyncTiming {
   everyMs: number;
   /** An organisation is taken once no change came for this long... */
   quietMs: number;
-  /** ...or once a change has waited this long. */
+  /** ...or once a change has waited this long... */
   maxWaitMs: number;
+  /**
+   * ...or, when changes kept coming after a push (a stream), this long: a burst however long
+   * costs two pushes, one after maxWaitMs and one once it goes quiet.
+   */
+  streamWaitMs: number;
   /** A holder that dies is replaced after this long; far above a provider call's bound. */
   leaseMs: number;
   /** Organisations one look takes at most. */
@@ -39,6 +45,7 @@ export const SEAT_SYNC_TIMING: SeatSyncTiming = {
   everyMs: 1_000,
   quietMs: 1_000,
   maxWaitMs: 5_000,
+  streamWaitMs: 600_000,
   leaseMs: 60_000,
   batch: 10,
 };
@@ -88,8 +95,9 @@ export class SeatSync {
   /** One look: takes the organisations due and brings each to its quantity; resolves to how many. */
   async look(): Promise<number> {
     const { store, holder, metrics } = this.deps;
-    const { leaseMs, batch: limit, quietMs, maxWaitMs } = this.timing;
-    const due = await store.seats.claim({ holder, leaseMs, limit, quietMs, maxWaitMs });
+    const { leaseMs, batch: limit, quietMs, maxWaitMs, streamWaitMs } = this.timing;
+    const claim = { holder, leaseMs, limit, quietMs, maxWaitMs, streamWaitMs };
+    const due = await store.seats.claim(claim);
     await Promise.all(due.map((work) => this.settle(work)));
     metrics.seatsOutOfSync(await store.seats.outOfSync());
     return due.length;
@@ -121,8 +129,9 @@ export class SeatSync {
   private async settle(work: SeatWork): Promise<void> {
     const { store, holder, log, metrics } = this.deps;
     try {
-      await this.push(work.organizationId);
-      await store.seats.release(work.organizationId, holder, { done: true, changes: work.changes });
+      const pushed = await this.push(work.organizationId);
+      const outcome = { done: true as const, changes: work.changes, pushed };
+      await store.seats.release(work.organizationId, holder, outcome);
     } catch (error) {
       metrics.seatUpdate('failed');
       const retryAfterMs = backoffMs(work.failures, error);
@@ -134,10 +143,11 @@ export class SeatSync {
     }
   }
 
-  private async push(organizationId: string): Promise<void> {
+  /** Whether a quantity went to the provider. */
+  private async push(organizationId: string): Promise<boolean> {
     const { store, holder } = this.deps;
     const subscription = await this.billedSubscription(organizationId);
-    if (subscription === null) return;
+    if (subscription === null) return false;
     const { quantity, pushedAlready } = await this.desired(organizationId);
     const inStep = subscription.quantity === quantity;
     // The provider differs from a quantity it accepted (changed there): a new revision, a new key.
@@ -148,11 +158,12 @@ export class SeatSync {
       !inStep && pushedAlready,
     );
     if (revision === null) throw new Error('the lease was lost');
-    if (inStep) return;
+    if (inStep) return false;
     await this.applyAnswer(
       subscription,
       await this.send(organizationId, subscription, { quantity, revision }),
     );
+    return true;
   }
 
   /** The organisation's subscription when it bills seats: none for one that is not live. */

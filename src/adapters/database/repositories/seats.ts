@@ -15,6 +15,8 @@ const REPORT = `
       OR organization_seats.reported_as_of <= EXCLUDED.reported_as_of
   RETURNING 1`;
 
+// Taken once quiet, or once its first change has waited long enough: the first push of a burst
+// after maxWaitMs, a later one (changes kept coming since) after streamWaitMs.
 // Under READ COMMITTED a row another claimer took meanwhile is re-checked against its new lease
 // (and skipped); a row another claimer holds locked is skipped outright.
 const CLAIM = `
@@ -26,7 +28,8 @@ const CLAIM = `
       AND (held_until IS NULL OR held_until < now())
       AND (retry_at IS NULL OR retry_at <= now())
       AND (changed_at <= now() - $4::float8 * interval '1 millisecond'
-        OR pending_since <= now() - $5::float8 * interval '1 millisecond')
+        OR pending_since <= now() - (CASE WHEN burst_pushes = 0 THEN $5 ELSE $6 END)::float8
+          * interval '1 millisecond')
     ORDER BY pending_since
     LIMIT $3
     FOR UPDATE SKIP LOCKED
@@ -41,9 +44,11 @@ const SET_DESIRED = `
   WHERE organization_id = $1 AND holder = $2
   RETURNING revision`;
 
+// Changes that came while it was held start the next wait from now, as a push of the same burst.
 const RELEASE_DONE = `
   UPDATE organization_seats SET holder = NULL, held_until = NULL, failures = 0, retry_at = NULL,
-    pending_since = CASE WHEN changes = $3 THEN NULL ELSE pending_since END
+    pending_since = CASE WHEN changes = $3 THEN NULL ELSE now() END,
+    burst_pushes = CASE WHEN changes = $3 THEN 0 ELSE burst_pushes + $4 END
   WHERE organization_id = $1 AND holder = $2`;
 
 const RELEASE_FAILED = `
@@ -78,12 +83,12 @@ export function seatsRepository(db: SqlClient): SeatsRepository {
     async report(organizationId, { count, asOf }) {
       return (await db.query(REPORT, [organizationId, count, asOf])).length > 0;
     },
-    async claim({ holder, leaseMs, limit, quietMs, maxWaitMs }) {
+    async claim({ holder, leaseMs, limit, quietMs, maxWaitMs, streamWaitMs }) {
       const rows = await db.query<{
         organization_id: string;
         changes: string | number;
         failures: number;
-      }>(CLAIM, [holder, leaseMs, limit, quietMs, maxWaitMs]);
+      }>(CLAIM, [holder, leaseMs, limit, quietMs, maxWaitMs, streamWaitMs]);
       return rows.map((row) => ({
         organizationId: row.organization_id,
         changes: Number(row.changes),
@@ -121,7 +126,13 @@ export function seatsRepository(db: SqlClient): SeatsRepository {
       );
     },
     async release(organizationId, holder, outcome) {
-      if (outcome.done) await db.query(RELEASE_DONE, [organizationId, holder, outcome.changes]);
+      if (outcome.done)
+        await db.query(RELEASE_DONE, [
+          organizationId,
+          holder,
+          outcome.changes,
+          outcome.pushed ? 1 : 0,
+        ]);
       else await db.query(RELEASE_FAILED, [organizationId, holder, outcome.retryAfterMs]);
     },
     async markLapsed(activeDays, minimum) {
