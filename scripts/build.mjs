@@ -10,7 +10,7 @@
 // - splitting: modules that src/ imports lazily (`await import(...)`: PGlite, only on the embedded
 //   database; the CLI's commands) become chunks of their own, loaded when reached. A single-file
 //   bundle would hoist `import '@electric-sql/pglite'` to the top and load it in every process.
-// - Files read at run time (migrations/) are found from the project root (src/project-root.ts),
+// - Files read at run time (migrations/) are found from the project root (src/adapters/project-root.ts),
 //   so they resolve the same from src/ and from dist/.
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@ import { createStripePayments } from '../adapters/payments/stripe-payments.ts';
 import type { DevelopmentPagesOptions } from '../dev/development-pages.ts';
 import type { EmbeddedSimulator } from '../dev/embedded-simulator.ts';
 import type { PaymentsProvider } from '../domain/ports/payments-provider.ts';
-import { localOrigin } from '../local-origin.ts';
+import { localOrigin } from '../process/local-origin.ts';
 import { runningService } from '../process/service-record.ts';
 
 /** The one place the payments port is built: at simulatorUrl, else where the configuration says. */

@@ -1,7 +1,7 @@
 // What the embedded defaults run on: the payment simulator's own credentials and prices and the
 // development identity provider's audience (each refused or unused in production), and the example
 // entitlements the simulator's prices come with.
-import { projectPath } from '../project-root.ts';
+import { projectPath } from '../adapters/project-root.ts';
 
 export const SIMULATOR_API_KEY = 'sk_test_simulator';
 export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';

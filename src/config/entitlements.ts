@@ -2,7 +2,7 @@
 // simulator selling its own prices) use the example file in the repository; otherwise none.
 import { resolve } from 'node:path';
 import type { EntitlementTable } from '../domain/billing/entitlements.ts';
-import { EntitlementsFileError, readEntitlementsFile } from '../entitlements-file.ts';
+import { EntitlementsFileError, readEntitlementsFile } from './entitlements-file.ts';
 import { EXAMPLE_ENTITLEMENTS_FILE } from './defaults.ts';
 import type { Settings } from './environment.ts';
 import { tierNames } from './lists.ts';

@@ -8,7 +8,7 @@ import { buildApp } from '../app.ts';
 import { composeService, type Composition } from '../composition.ts';
 import { isLoopback, type Config } from '../config.ts';
 import { listenForMetrics, type MetricsListener } from '../http/metrics-server.ts';
-import { localOrigin } from '../local-origin.ts';
+import { localOrigin } from './local-origin.ts';
 import { banner } from './banner.ts';
 import { listenFailure } from './listen-failure.ts';
 import { recordService } from './service-record.ts';

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { migrate } from '../../src/adapters/database/migrate.ts';
 import { openDatabase } from '../../src/adapters/database/open.ts';
 import type { Database } from '../../src/adapters/database/sql-client.ts';
-import { projectPath } from '../../src/project-root.ts';
+import { projectPath } from '../../src/adapters/project-root.ts';
 
 export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 export const databaseLabel = onPostgres ? 'PostgreSQL' : 'PGlite';

@@ -1,7 +1,7 @@
 // Applies the numbered files of migrations/ in order, each once, under an advisory lock so
 // several instances starting together do not race. A failing migration throws: start-up stops.
 import { readdir, readFile } from 'node:fs/promises';
-import { projectPath } from '../../project-root.ts';
+import { projectPath } from '../project-root.ts';
 import type { Database } from './sql-client.ts';
 
 const MIGRATIONS_DIR = projectPath('migrations');
