@@ -9,7 +9,7 @@ import type {
   MetricsConfig,
   OrganizationsConfig,
   PaymentsConfig,
-} from '../config.ts';
+} from './types.ts';
 import {
   DEV_IDP_AUDIENCE,
   DEV_SERVICE_CLIENT,
@@ -21,11 +21,8 @@ import {
 } from './defaults.ts';
 import type { Offered } from './entitlements.ts';
 import type { Settings } from './environment.ts';
-import { durationMs } from './kinds.ts';
+import { durationMs, isLoopback } from './kinds.ts';
 import { checkoutPrices, tierPrices, trialEntries } from './lists.ts';
-
-export const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || /^127\./.test(host);
 
 function database(settings: Settings, dataDir: string): DatabaseConfig {
   const { DATABASE_URL: url, DATABASE_POOL_SIZE: poolSize } = settings;

@@ -132,3 +132,7 @@ export function fromText(schema: VariableSchema, value: string): unknown {
   if (schema.type === 'array') return value.split(',').map((entry) => entry.trim());
   return value;
 }
+
+/** A host only this machine reaches. */
+export const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^127\./.test(host);

@@ -1,7 +1,7 @@
 // What the schema cannot say of one variable alone: production's refusals, variables that need each
 // other, the tiers of BILLING_PRICES. Checked once every variable has been through the schema; a
 // rule is skipped when a variable it reads already has a problem, so a mistake is told once.
-import { isLoopback } from './build.ts';
+import { isLoopback } from './kinds.ts';
 import { IN_MEMORY, SIMULATOR_WEBHOOK_SECRET } from './defaults.ts';
 import type { Settings, Variable } from './environment.ts';
 import { tierNames, tierPrices, trialEntries } from './lists.ts';
