@@ -104,23 +104,49 @@ const UNTOLD = `WITH owners AS (${OWNERS}), untold AS (
 type SubjectRow = { subject_type: 'user' | 'organization'; subject_id: string };
 const toRef = (row: SubjectRow): SubjectRef => ({ type: row.subject_type, id: row.subject_id });
 
+// A pending event is tried now, keeping its place; a settled one is retried afresh, out of line.
+const RESEND = `
+  UPDATE outbound_events SET state = 'pending', next_attempt_at = $2, settled_at = NULL,
+    retry_from = CASE WHEN state = 'pending' THEN retry_from ELSE $2 END
+  WHERE id = $1 RETURNING 1`;
+
+const COUNTS = `
+  SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending,
+    count(*) FILTER (WHERE state = 'delivered')::int AS delivered,
+    count(*) FILTER (WHERE state = 'failed')::int AS failed,
+    min(created_at) FILTER (WHERE state = 'pending') AS oldest
+  FROM outbound_events`;
+
+type ClaimRow = { id: string; body: string; attempts: number; retry_from: Date; retry: number };
+const toClaimed = (row: ClaimRow): ClaimedEvent => ({
+  id: row.id,
+  body: row.body,
+  attempt: row.attempts,
+  retry: row.retry,
+  retryFrom: row.retry_from,
+});
+
+async function outboxCounts(db: SqlClient, now: Date) {
+  const [row] = await db.query<{
+    pending: number;
+    delivered: number;
+    failed: number;
+    oldest: Date | null;
+  }>(COUNTS);
+  const oldest = row?.oldest ?? null;
+  return {
+    pending: row?.pending ?? 0,
+    delivered: row?.delivered ?? 0,
+    failed: row?.failed ?? 0,
+    oldestPendingSeconds:
+      oldest === null ? 0 : Math.max(0, (now.getTime() - oldest.getTime()) / 1000),
+  };
+}
+
 export function createOutbox(db: SqlClient, freeTier: string): Outbox {
   return {
     async claim(holder, now, leaseMs, limit) {
-      const rows = await db.query<{
-        id: string;
-        body: string;
-        attempts: number;
-        retry_from: Date;
-        retry: number;
-      }>(CLAIM, [now, holder, leaseMs, limit]);
-      return rows.map((row): ClaimedEvent => ({
-        id: row.id,
-        body: row.body,
-        attempt: row.attempts,
-        retry: row.retry,
-        retryFrom: row.retry_from,
-      }));
+      return (await db.query<ClaimRow>(CLAIM, [now, holder, leaseMs, limit])).map(toClaimed);
     },
     async settle(eventId, holder, attempt, record, outcome) {
       await db.query(SETTLE, [
@@ -139,37 +165,9 @@ export function createOutbox(db: SqlClient, freeTier: string): Outbox {
       return (await db.query<SummaryRow>(LIST(failed), [limit])).map(toSummary);
     },
     async resend(eventId, now) {
-      // A pending event is tried now, keeping its place; a settled one is retried afresh, out of line.
-      const rows = await db.query(
-        `UPDATE outbound_events SET state = 'pending', next_attempt_at = $2, settled_at = NULL,
-           retry_from = CASE WHEN state = 'pending' THEN retry_from ELSE $2 END
-         WHERE id = $1 RETURNING 1`,
-        [eventId, now],
-      );
-      return rows.length > 0;
+      return (await db.query(RESEND, [eventId, now])).length > 0;
     },
-    async counts(now) {
-      const [row] = await db.query<{
-        pending: number;
-        delivered: number;
-        failed: number;
-        oldest: Date | null;
-      }>(
-        `SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending,
-           count(*) FILTER (WHERE state = 'delivered')::int AS delivered,
-           count(*) FILTER (WHERE state = 'failed')::int AS failed,
-           min(created_at) FILTER (WHERE state = 'pending') AS oldest
-         FROM outbound_events`,
-      );
-      const oldest = row?.oldest ?? null;
-      return {
-        pending: row?.pending ?? 0,
-        delivered: row?.delivered ?? 0,
-        failed: row?.failed ?? 0,
-        oldestPendingSeconds:
-          oldest === null ? 0 : Math.max(0, (now.getTime() - oldest.getTime()) / 1000),
-      };
-    },
+    counts: (now) => outboxCounts(db, now),
     async passedEnds(now, graceDays, limit) {
       const rows = await db.query<SubjectRow>(PASSED_ENDS, [now, graceDays, freeTier, limit]);
       return rows.map(toRef);

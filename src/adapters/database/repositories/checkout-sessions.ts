@@ -2,7 +2,7 @@
 // one of a subject's is open (unique indexes), and the subject's lock orders those who record one.
 import type { CheckoutSessionRecord, SubjectRef } from '../../../domain/model.ts';
 import type { CheckoutSessionsRepository } from '../../../domain/ports/store.ts';
-import type { SqlClient } from '../sql-client.ts';
+import type { SqlClient, SqlParam } from '../sql-client.ts';
 
 interface Row {
   id: string;
@@ -37,6 +37,30 @@ const ownerColumn = (owner: SubjectRef) => (owner.type === 'user' ? 'user_id' : 
 
 /** Open, and its time has not run out. */
 const LIVE = `status = 'open' AND expires_at > $2`;
+
+const INSERT = `
+  INSERT INTO checkout_sessions (id, user_id, organization_id, url, price_id, quantity,
+    success_url, cancel_url, expires_at, trial_days, status)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`;
+
+function insertValues(s: CheckoutSessionRecord, status: string): SqlParam[] {
+  const user = s.owner.type === 'user' ? s.owner.id : null;
+  const organization = s.owner.type === 'organization' ? s.owner.id : null;
+  const { id, url, priceId, quantity, successUrl, cancelUrl, expiresAt, trialDays } = s;
+  return [
+    id,
+    user,
+    organization,
+    url,
+    priceId,
+    quantity,
+    successUrl,
+    cancelUrl,
+    expiresAt,
+    trialDays,
+    status,
+  ];
+}
 
 export function checkoutSessionsRepository(db: SqlClient): CheckoutSessionsRepository {
   return {
@@ -82,27 +106,8 @@ export function checkoutSessionsRepository(db: SqlClient): CheckoutSessionsRepos
       );
       return rows.map((row) => row.id);
     },
-    async insert(s, status = 'open') {
-      const user = s.owner.type === 'user' ? s.owner.id : null;
-      const organization = s.owner.type === 'organization' ? s.owner.id : null;
-      await db.query(
-        `INSERT INTO checkout_sessions (id, user_id, organization_id, url, price_id, quantity,
-           success_url, cancel_url, expires_at, trial_days, status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
-        [
-          s.id,
-          user,
-          organization,
-          s.url,
-          s.priceId,
-          s.quantity,
-          s.successUrl,
-          s.cancelUrl,
-          s.expiresAt,
-          s.trialDays,
-          status,
-        ],
-      );
+    async insert(session, status = 'open') {
+      await db.query(INSERT, insertValues(session, status));
     },
     async userOf(sessionId) {
       const [row] = await db.query<{ user_id: string | null }>(
