@@ -18,6 +18,7 @@ import { v2EventRoutes } from './api/v2-events.ts';
 import { apiKeyCheck } from './auth.ts';
 import { onlyNamesOfThisMachine } from './host-check.ts';
 import { CallCounter } from './call-counter.ts';
+import { onClock } from './clock.ts';
 import type { SimContext } from './context.ts';
 import { registerStripeErrors } from './errors.ts';
 import { API_VERSION } from './events.ts';
@@ -102,8 +103,13 @@ export async function buildSimulatorServer(
   registerStripeErrors(app, ctx.log);
   app.addHook('onRequest', onlyNamesOfThisMachine(allowedHosts));
   app.addHook('onRequest', async (request, reply) => {
+    // Every answer is on the simulator's clock, its Date header too: a client that orders what it
+    // reads by the provider's time (as the service does) reads one clock.
     reply.header('request-id', request.id);
+    reply.header('date', new Date(ctx.clock.now() * 1000).toUTCString());
   });
+  // After the body is read (its stream's callbacks would lose the context), before any handler.
+  app.addHook('preHandler', (_request, _reply, done) => onClock(ctx.clock, done));
   await registerApi(app, ctx);
   await app.register(checkoutPageRoutes(ctx));
   await app.register(dashboardRoutes(ctx));
