@@ -1,10 +1,11 @@
-// The simulator's one clock, as a Stripe test clock's frozen_time is the time of everything on it:
-// every page, event, invoice and timestamp reads it, and the actions that move time (Renew, Fail
-// renewal, End period) advance it to the period boundary they reach, so a cancellation or a
-// payment made after a renewal is dated after that renewal. Unlike a test clock it keeps ticking
-// with real time from there (events of one second stay in order). It is kept as an offset from
-// real time in sim_objects, so it survives a restart on PostgreSQL. Delivery timings and webhook
-// signatures stay on real time: they are about the network, not the billing.
+// The simulator's one clock, as a Stripe test clock's frozen_time is the time of the objects on it:
+// every page, subscription, invoice, schedule and customer reads it, and the actions that move time
+// (Renew, Fail renewal, End period) advance it to the period boundary they reach, so a cancellation
+// or a payment made after a renewal is dated after that renewal. Unlike a test clock it keeps
+// ticking with real time from there. It is kept as an offset from real time in sim_objects, so it
+// survives a restart on PostgreSQL. What concerns the network stays on real time, as at Stripe: an
+// event's `created` (its receiver checks it against the signature's time), signatures, the Date
+// header, delivery retries.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Documents } from './store.ts';
 

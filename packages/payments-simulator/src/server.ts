@@ -103,10 +103,7 @@ export async function buildSimulatorServer(
   registerStripeErrors(app, ctx.log);
   app.addHook('onRequest', onlyNamesOfThisMachine(allowedHosts));
   app.addHook('onRequest', async (request, reply) => {
-    // Every answer is on the simulator's clock, its Date header too: a client that orders what it
-    // reads by the provider's time (as the service does) reads one clock.
     reply.header('request-id', request.id);
-    reply.header('date', new Date(ctx.clock.now() * 1000).toUTCString());
   });
   // After the body is read (its stream's callbacks would lose the context), before any handler.
   app.addHook('preHandler', (_request, _reply, done) => onClock(ctx.clock, done));

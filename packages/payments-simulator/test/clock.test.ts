@@ -1,7 +1,7 @@
 // One clock: Renew, Fail renewal and End period move the simulator's time to the boundary they
-// reach, and everything after is stamped on that time (cancellations, payments, events, pages, the
-// Date header), as everything on a Stripe test clock is stamped with its frozen_time. The clock
-// survives a restart on the same database.
+// reach, and the objects made or changed after are stamped on that time (cancellations, payments,
+// customers), as the objects on a Stripe test clock are stamped with its frozen_time; an event
+// stays dated when it is sent, as Stripe's are. The clock survives a restart on the same database.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
@@ -31,7 +31,7 @@ describe(`one clock (${databaseLabel})`, () => {
   }
   const periodOf = (subscription: Stripe.Subscription) => subscription.items.data[0]!;
 
-  test('after a renewal, a cancellation and its event are dated in the new period', async () => {
+  test('after a renewal, a cancellation is dated in the new period, its event when it was sent', async () => {
     const first = await subscribed('clock-cancel');
     const renewed = (await control(stack.simulator, first.id, 'renew')).body.subscription;
     const start = periodOf(renewed).current_period_start;
@@ -40,9 +40,7 @@ describe(`one clock (${databaseLabel})`, () => {
     assert.ok(canceled.subscription.canceled_at! >= start, 'canceled after the renewal');
     assert.ok(canceled.subscription.ended_at! >= start);
     const event = await stack.stripe.events.retrieve(canceled.events.at(-1)!.id);
-    assert.ok(event.created >= start, 'the event is on the same clock');
-    const page = await fetch(`${stack.simulator.url}/`);
-    assert.ok(Date.parse(page.headers.get('date')!) / 1000 >= start, 'and the Date header');
+    assert.ok(event.created <= Math.ceil(Date.now() / 1000), 'the event is dated when it is sent');
   });
 
   test('a failed renewal paid later is paid after the invoice is dated', async () => {
