@@ -1,7 +1,7 @@
 // What every route and lifecycle step shares, and `mutate`: the one way state changes. A change and
 // the events describing it commit together; the events are then handed to delivery, and the
 // caller chooses whether to wait for that (a person's click does, briefly; an API call does not).
-import type { SimClock } from './clock.ts';
+import { clockCustomer, type SimClock } from './clock.ts';
 import type { SimulatorDatabase } from './sql-client.ts';
 import type { Delivery, Log } from './delivery.ts';
 import { insertEvent, type EventRef, type Trigger } from './events.ts';
@@ -14,7 +14,7 @@ export interface SimContext {
   docs: Documents;
   apiKey: string;
   delivery: Delivery;
-  /** The time of every page, event and object (clock.ts). */
+  /** The customers' clocks (clock.ts). */
   clock: SimClock;
   /** The dashboard's switches (settings.ts). */
   settings: SimSettings;
@@ -34,7 +34,7 @@ export interface SimContext {
 export interface Unit {
   docs: Documents;
   emit(type: string, object: object, previous?: Record<string, unknown>): Promise<void>;
-  /** Moves the clock ahead to `at` (a period boundary reached), with this change. */
+  /** Moves the clock of the customer acted on ahead to `at` (a period boundary), with this change. */
   advanceClock(at: number): Promise<void>;
 }
 
@@ -64,7 +64,10 @@ export async function mutate<T>(
             await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs),
           );
         },
-        advanceClock: async (at) => void undos.push((await ctx.clock.advanceTo(docs, at)).undo),
+        advanceClock: async (at) => {
+          const customer = clockCustomer();
+          if (customer !== null) undos.push((await ctx.clock.advanceTo(docs, customer, at)).undo);
+        },
       });
     })
     .catch((error: unknown) => {

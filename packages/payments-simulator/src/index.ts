@@ -94,7 +94,7 @@ export async function startPaymentsSimulator(
   };
   const delivery = deliveryOf(options, settings, log);
   const clock = new SimClock();
-  await clock.load(docs);
+  await clock.load(options.db);
   const ctx: SimContext = {
     db: options.db,
     docs,

@@ -15,13 +15,14 @@ import { endWith, enterPhaseAt, scheduleOf } from './schedule-lifecycle.ts';
 import { markPaid } from './objects/invoices.ts';
 import {
   active,
+  customerIdOf,
   itemOf,
   paused,
   periodEndOf,
   scheduledEnd,
   withPeriod,
 } from './objects/subscriptions.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds, useCustomerClock } from './clock.ts';
 
 type Subscription = Stripe.Subscription;
 export interface Changed {
@@ -31,8 +32,11 @@ export interface Changed {
 
 export const ENDED = ['canceled', 'incomplete_expired'];
 
+/** The subscription, locked; the request goes on on its customer's clock. */
 export async function locked(unit: Unit, id: string): Promise<Subscription> {
-  return (await unit.docs.require<Subscription>('subscription', id, { lock: true })).data;
+  const { data } = await unit.docs.require<Subscription>('subscription', id, { lock: true });
+  useCustomerClock(customerIdOf(data));
+  return data;
 }
 
 function refuseEnded(subscription: Subscription, action: string): void {

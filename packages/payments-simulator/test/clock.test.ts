@@ -1,7 +1,8 @@
-// One clock: Renew, Fail renewal and End period move the simulator's time to the boundary they
-// reach, and the objects made or changed after are stamped on that time (cancellations, payments,
-// customers), as the objects on a Stripe test clock are stamped with its frozen_time; an event
-// stays dated when it is sent, as Stripe's are. The clock survives a restart on the same database.
+// One clock per customer: Renew, Fail renewal and End period move the customer's time to the
+// boundary they reach, and what is made or changed for that customer after is stamped on that time
+// (cancellations, payments, portal sessions), as the objects on a Stripe test clock are stamped
+// with its frozen_time; another customer stays on real time, and an event stays dated when it is
+// sent, as Stripe's are. The clocks survive a restart on the same database.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
@@ -51,13 +52,17 @@ describe(`one clock (${databaseLabel})`, () => {
     assert.ok(paid.status_transitions.paid_at! >= paid.created, 'paid after it was made');
   });
 
-  test('End period ends the subscription at its scheduled end, and the clock is there', async () => {
+  test('End period ends the subscription at its scheduled end; another customer keeps real time', async () => {
     const first = await subscribed('clock-end');
     await control(stack.simulator, first.id, 'schedule-cancel');
     const ended = (await control(stack.simulator, first.id, 'renew')).body.subscription;
     assert.equal(ended.ended_at, periodOf(first).current_period_end);
-    const customer = await stack.stripe.customers.create({ email: 'later@example.com' });
-    assert.ok(customer.created >= ended.ended_at!, 'what comes next comes after');
+    const portal = await stack.stripe.billingPortal.sessions.create({
+      customer: String(first.customer),
+    });
+    assert.ok(portal.created >= ended.ended_at!, "the customer's portal comes after");
+    const other = await stack.stripe.customers.create({ email: 'other@example.com' });
+    assert.ok(other.created <= Math.ceil(Date.now() / 1000), 'a new customer is on real time');
   });
 
   test('the clock survives a restart on the same database', async () => {
@@ -65,8 +70,8 @@ describe(`one clock (${databaseLabel})`, () => {
     const renewed = (await control(stack.simulator, first.id, 'renew')).body.subscription;
     const again = await startSimulator(stack.database.db);
     try {
-      const customer = await sdk(again).customers.create({ email: 'restart@example.com' });
-      assert.ok(customer.created >= periodOf(renewed).current_period_start);
+      const canceled = await sdk(again).subscriptions.cancel(first.id);
+      assert.ok(canceled.canceled_at! >= periodOf(renewed).current_period_start);
     } finally {
       await again.close();
     }

@@ -20,7 +20,7 @@ import { changeWaits, portalRules, type PortalRules } from '../portal-rules.ts';
 import { pendingChangeOf } from '../schedule-lifecycle.ts';
 import { invalidParam } from '../errors.ts';
 import { ENDED, type Changed } from '../subscription-lifecycle.ts';
-import { nowSeconds } from '../time.ts';
+import { nowSeconds, useCustomerClock } from '../clock.ts';
 import { header, html, refuseCrossSitePosts, sendPage } from './layout.ts';
 import { describeChange, describeEvents, describeScheduled, noticeOf } from './notices.ts';
 import { renderPortal, type PortalSubscription, type PortalView } from './portal-view.ts';
@@ -56,6 +56,7 @@ async function usableSession(
   reply: FastifyReply,
 ): Promise<Session | null> {
   const session = (await ctx.docs.get<Session>('billing_portal.session', id))?.data;
+  if (session !== undefined) useCustomerClock(session.customer); // the page is on its clock
   if (session === undefined)
     gone(reply, { status: 404, message: 'No such billing portal session.' });
   else if (session.created + SESSION_SECONDS < nowSeconds())
