@@ -13,7 +13,13 @@ import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { Store } from '../domain/ports/store.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
-import { accountView, ORGANIZATION, planChangeWords, type AccountPolicy } from './account-words.ts';
+import {
+  accountView,
+  ORGANIZATION,
+  planChangeWords,
+  trialWords,
+  type AccountPolicy,
+} from './account-words.ts';
 import { domainRefusalInWords } from './billing-forms.ts';
 import { signIn } from './billing-session.ts';
 import {
@@ -61,7 +67,10 @@ async function sectionOf(
   const said = [...view.status, ...planChangeWords(summary.subscription)];
   const words =
     summary.can_manage && view.canCheckout
-      ? [...said, `A team checkout sells ${summary.plan} for its members.`]
+      ? [
+          ...said,
+          `A team checkout sells ${summary.plan} for its members${summary.trial_eligible ? ', with a free trial first: nothing is charged today' : ''}.`,
+        ]
       : said;
   const status = summary.subscription
     ? `<p class="muted">Provider status: <span id="org-status">${escapeHtml(summary.subscription.status)}</span></p>`
@@ -106,9 +115,21 @@ async function teamOutcome(services: OrganizationPageServices, principal: Princi
       true,
     );
   const seats = summary.seats.billed ?? summary.seats.active;
+  const now = `${escapeHtml(summary.org.idp_org_id)} is now on ${tierHtml(summary.tier, 'org-tier')}, for ${seats} seat${seats === 1 ? '' : 's'}: every member has it.`;
+  const { subscription } = summary;
+  if (subscription?.status !== 'trialing')
+    return page('Payment received', `<p>Thank you! ${now}</p>`);
+  // A trial charges nothing today: say when it ends and what happens then, not "payment".
+  const end = subscription.trial_end ?? subscription.current_period_end;
+  const words = trialWords(
+    summary.tier,
+    end === null ? null : new Date(end),
+    services.policy,
+    ORGANIZATION,
+  );
   return page(
-    'Payment received',
-    `<p>Thank you! ${escapeHtml(summary.org.idp_org_id)} is now on ${tierHtml(summary.tier, 'org-tier')}, for ${seats} seat${seats === 1 ? '' : 's'}: every member has it.</p>`,
+    "Your team's trial has started",
+    `<p>Thank you! ${now}</p>${paragraphs(words)}<p>Nothing was charged today.</p>`,
   );
 }
 

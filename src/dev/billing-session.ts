@@ -2,12 +2,14 @@
 // to. A person pastes a development token once; it is kept in a cookie that only these pages
 // receive (Path=/billing, HttpOnly, SameSite=Strict, until the token expires) and verified on every
 // use exactly as the API verifies a bearer token, so checkout, portal and a new checkout follow in
-// the browser alone. A token the verifier refuses is forgotten, and the page says why in words.
+// the browser alone. A token the verifier refuses is forgotten, and the page says why in words and
+// what to do.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
+import { adviceFor, tokenFromPaste } from './billing-token-paste.ts';
 
 const TOKEN_COOKIE = 'billing_dev_token';
 const NOTICE_COOKIE = 'billing_notice';
@@ -21,11 +23,22 @@ function cookie(request: FastifyRequest, wanted: string): string | null {
   return null;
 }
 
-/** The token a form posted, else the one this browser signed in with; null when there is none. */
+/**
+ * The token a form posted (found in what was pasted: billing-token-paste.ts), else the one this
+ * browser signed in with; null when there is none.
+ */
 export function presentedToken(request: FastifyRequest): string | null {
   const field = (request.body as { token?: unknown } | undefined)?.token;
-  const posted = typeof field === 'string' ? field.trim() : '';
+  const posted = typeof field === 'string' ? tokenFromPaste(field) : '';
   return posted !== '' ? posted : cookie(request, TOKEN_COOKIE);
+}
+
+/** `error` with what to do about it beside why (its `advice`), for refusalInWords. */
+function advised(error: unknown, token: string | null): unknown {
+  if (!(error instanceof DomainError)) return error;
+  const reason = typeof error.details.reason === 'string' ? error.details.reason : '';
+  const advice = adviceFor(reason, token);
+  return new DomainError(error.code, error.message, { ...error.details, advice });
 }
 
 /** Kept no longer than the token is good. Cookies ignore ports: every server on this host name gets it on /billing. */
@@ -46,9 +59,12 @@ export async function signIn(
 ): Promise<Principal> {
   const token = presentedToken(request);
   if (token === null)
-    throw new DomainError('not_authenticated', 'Not authenticated', {
-      reason: 'no token pasted, and this browser is not signed in',
-    });
+    throw advised(
+      new DomainError('not_authenticated', 'Not authenticated', {
+        reason: 'no token pasted, and this browser is not signed in',
+      }),
+      null,
+    );
   try {
     const principal = await verifier.verify(token);
     // A JWT is base64url and dots: nothing a cookie could misread. Anything else is not stored.
@@ -56,14 +72,15 @@ export async function signIn(
     return principal;
   } catch (error) {
     forget(reply);
-    throw error;
+    throw advised(error, token);
   }
 }
 
-/** Why a token was refused, for the person who pasted it. */
+/** Why a token was refused, and what to do, for the person who pasted it. */
 export function refusalInWords(error: DomainError): string {
   const reason = typeof error.details.reason === 'string' ? `: ${error.details.reason}` : '';
-  return `${error.message}${reason}.`;
+  const advice = typeof error.details.advice === 'string' ? ` ${error.details.advice}` : '';
+  return `${error.message}${reason}.${advice}`;
 }
 
 /** A line at the top of /billing: what a form post came to. */

@@ -1,6 +1,7 @@
 // What every route and lifecycle step shares, and `mutate`: the one way state changes. A change and
 // the events describing it commit together; the events are then handed to delivery, and the
 // caller chooses whether to wait for that (a person's click does, briefly; an API call does not).
+import { clockCustomer, type SimClock } from './clock.ts';
 import type { SimulatorDatabase } from './sql-client.ts';
 import type { Delivery, Log } from './delivery.ts';
 import { insertEvent, type EventRef, type Trigger } from './events.ts';
@@ -13,6 +14,8 @@ export interface SimContext {
   docs: Documents;
   apiKey: string;
   delivery: Delivery;
+  /** The customers' clocks (clock.ts). */
+  clock: SimClock;
   /** The dashboard's switches (settings.ts). */
   settings: SimSettings;
   log: Log;
@@ -31,6 +34,8 @@ export interface SimContext {
 export interface Unit {
   docs: Documents;
   emit(type: string, object: object, previous?: Record<string, unknown>): Promise<void>;
+  /** Moves the clock of the customer acted on ahead to `at` (a period boundary), with this change. */
+  advanceClock(at: number): Promise<void>;
 }
 
 export interface Outcome<T> {
@@ -46,18 +51,30 @@ export async function mutate<T>(
   work: (unit: Unit) => Promise<T>,
 ): Promise<Outcome<T>> {
   const events: EventRef[] = [];
-  const value = await ctx.db.transaction(async (tx) => {
-    events.length = 0; // a retried transaction starts its event list afresh
-    return work({
-      docs: new Documents(tx),
-      emit: async (type, object, previous) => {
-        if (ctx.eventsLost) return;
-        events.push(
-          await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs),
-        );
-      },
+  const undos: (() => void)[] = [];
+  const value = await ctx.db
+    .transaction(async (tx) => {
+      events.length = 0; // a retried transaction starts its event list afresh
+      const docs = new Documents(tx);
+      return work({
+        docs,
+        emit: async (type, object, previous) => {
+          if (ctx.eventsLost) return;
+          events.push(
+            await insertEvent(tx, { type, object, trigger, previous }, ctx.delivery.leaseMs),
+          );
+        },
+        advanceClock: async (at) => {
+          const customer = clockCustomer();
+          if (customer !== null) undos.push((await ctx.clock.advanceTo(docs, customer, at)).undo);
+        },
+      });
+    })
+    .catch((error: unknown) => {
+      // The clock moves with the change or not at all.
+      for (const undo of undos.reverse()) undo();
+      throw error;
     });
-  });
   return {
     value,
     events,

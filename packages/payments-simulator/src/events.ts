@@ -3,7 +3,6 @@
 // as Stripe's *.updated events do.
 import type { SqlClient } from './sql-client.ts';
 import { newId } from './ids.ts';
-import { nowSeconds } from './time.ts';
 
 export const API_VERSION = '2026-10-28.endive';
 
@@ -86,7 +85,9 @@ export async function insertEvent(
   newEvent: NewEvent,
   leaseMs: number,
 ): Promise<EventRef> {
-  const event = buildEvent(newEvent, nowSeconds());
+  // An event is dated when it is sent, on real time as Stripe dates events under a test clock: its
+  // receiver checks that against the signature's time.
+  const event = buildEvent(newEvent, Math.floor(Date.now() / 1000));
   await tx.query(
     'INSERT INTO sim_events (id, type, created, data, next_attempt_at) VALUES ($1, $2, $3, $4, $5)',
     [event.id, event.type, event.created, JSON.stringify(event), Date.now() + leaseMs],

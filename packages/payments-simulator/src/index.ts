@@ -4,6 +4,7 @@
 // portal and a dashboard with lifecycle controls, and delivers signed webhooks at least once.
 // State lives in sim_* tables of the given database: on PostgreSQL it survives a restart; in
 // PGlite's memory (`memory://`) it is gone when the process ends.
+import { SimClock } from './clock.ts';
 import type { SimContext } from './context.ts';
 import { createDelivery, type Delivery, type Log } from './delivery.ts';
 import type { SimEvent } from './events.ts';
@@ -92,9 +93,12 @@ export async function startPaymentsSimulator(
     pauseOnPaymentFailure: options.pauseOnPaymentFailure ?? false,
   };
   const delivery = deliveryOf(options, settings, log);
+  const clock = new SimClock();
+  await clock.load(options.db);
   const ctx: SimContext = {
     db: options.db,
     docs,
+    clock,
     apiKey: options.apiKey,
     delivery,
     settings,

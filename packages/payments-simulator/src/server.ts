@@ -18,6 +18,7 @@ import { v2EventRoutes } from './api/v2-events.ts';
 import { apiKeyCheck } from './auth.ts';
 import { onlyNamesOfThisMachine } from './host-check.ts';
 import { CallCounter } from './call-counter.ts';
+import { onClock } from './clock.ts';
 import type { SimContext } from './context.ts';
 import { registerStripeErrors } from './errors.ts';
 import { API_VERSION } from './events.ts';
@@ -104,6 +105,8 @@ export async function buildSimulatorServer(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('request-id', request.id);
   });
+  // After the body is read (its stream's callbacks would lose the context), before any handler.
+  app.addHook('preHandler', (_request, _reply, done) => onClock(ctx.clock, done));
   await registerApi(app, ctx);
   await app.register(checkoutPageRoutes(ctx));
   await app.register(dashboardRoutes(ctx));

@@ -1,6 +1,7 @@
 // Stripe objects as JSON documents in sim_objects (text, so their key order stays Stripe's), with
 // the columns lists filter on, and Stripe-style pagination over sim_objects and sim_events.
 import type { SqlClient, SqlParam } from './sql-client.ts';
+import { nowSeconds } from './clock.ts';
 import { invalidParam, noSuch } from './errors.ts';
 
 export type SimType =
@@ -17,7 +18,8 @@ export type SimType =
   | 'payment_method'
   | 'coupon'
   | 'promotion_code'
-  | 'discount';
+  | 'discount'
+  | 'simulator_clock';
 export type Extra = Record<string, unknown>;
 export interface Stored<T> {
   data: T;
@@ -80,6 +82,8 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
     case 'coupon':
     case 'discount':
       return [field(doc, 'customer'), null, field(doc, 'subscription')];
+    case 'simulator_clock':
+      return [null, null, null];
   }
 }
 
@@ -183,7 +187,7 @@ export class Documents {
         status,
         ref,
         // A discount has no `created`, only when it starts.
-        data.created ?? data.start ?? Math.floor(Date.now() / 1000),
+        data.created ?? data.start ?? nowSeconds(),
         JSON.stringify(data),
         extra === undefined ? null : JSON.stringify(extra),
       ],

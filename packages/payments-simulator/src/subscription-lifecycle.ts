@@ -15,13 +15,14 @@ import { endWith, enterPhaseAt, scheduleOf } from './schedule-lifecycle.ts';
 import { markPaid } from './objects/invoices.ts';
 import {
   active,
+  customerIdOf,
   itemOf,
   paused,
   periodEndOf,
   scheduledEnd,
   withPeriod,
 } from './objects/subscriptions.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds, useCustomerClock } from './clock.ts';
 
 type Subscription = Stripe.Subscription;
 export interface Changed {
@@ -31,8 +32,11 @@ export interface Changed {
 
 export const ENDED = ['canceled', 'incomplete_expired'];
 
+/** The subscription, locked; the request goes on on its customer's clock. */
 export async function locked(unit: Unit, id: string): Promise<Subscription> {
-  return (await unit.docs.require<Subscription>('subscription', id, { lock: true })).data;
+  const { data } = await unit.docs.require<Subscription>('subscription', id, { lock: true });
+  useCustomerClock(customerIdOf(data));
+  return data;
 }
 
 function refuseEnded(subscription: Subscription, action: string): void {
@@ -84,8 +88,8 @@ function nextPeriod(subscription: Subscription): Subscription {
 }
 
 /**
- * The renewal invoice of the period after `before`'s: made at the boundary, whenever the button
- * advancing the clock to it is pressed, and looking back on the period just ended.
+ * The renewal invoice of the period after `before`'s: made at the boundary (the clock was moved
+ * there, or is past it), looking back on the period just ended.
  */
 function renewalDates(before: Subscription): {
   at: number;
@@ -113,19 +117,24 @@ export function renew(ctx: SimContext, id: string, trigger: Trigger): Promise<Ou
   return mutate(ctx, trigger, async (unit) => {
     const before = await locked(unit, id);
     refuseEnded(before, 'renewed');
-    const at = nowSeconds();
-    // The period's end arrives now: the subscription ends now, whatever date its period said.
-    if (endsThisPeriod(before) !== null) return endAtPeriodEnd(unit, before, at);
+    // The clock moves to the end the subscription reaches: its scheduled end, or its period's
+    // (not for paying an open invoice: its period has begun already).
+    const end = endsThisPeriod(before);
+    if (end !== null) {
+      await unit.advanceClock(end);
+      return endAtPeriodEnd(unit, before, end);
+    }
     let invoice: Stripe.Invoice;
     let after: Subscription;
     const open = await openInvoice(unit, before);
     if (before.status === 'paused' && open === null)
       throw invalidParam(`Subscription ${id} is paused; resume it before it renews.`);
     if (open !== null) {
-      invoice = markPaid(open, at); // the retry of the failed payment succeeds
+      invoice = markPaid(open, nowSeconds()); // the retry of the failed payment succeeds
       await unit.docs.save('invoice', invoice);
       after = active(before);
     } else {
+      await unit.advanceClock(itemOf(before).current_period_end);
       const entered = await enterPhaseAt(unit, before, itemOf(before).current_period_end);
       after = nextPeriod(entered);
       invoice = await invoiceFor(unit, after, { paid: true, ...renewalDates(before) });
@@ -163,6 +172,7 @@ export function failRenewal(
     const open = await openInvoice(unit, before);
     if (before.status === 'paused' && open === null)
       throw invalidParam(`Subscription ${id} is paused; it does not renew.`);
+    if (open === null) await unit.advanceClock(itemOf(before).current_period_end);
     if (open !== null) {
       // Another failed retry of the same invoice; the subscription itself does not change.
       const invoice: Stripe.Invoice = {

@@ -1,7 +1,7 @@
 // Clock helpers: Stripe speaks unix seconds, and bills a price's interval from the billing cycle
 // anchor: a month or a year keeps the anchor's day of the month and time of day.
 
-export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+export { nowSeconds } from './clock.ts';
 
 const DAY = 86_400;
 

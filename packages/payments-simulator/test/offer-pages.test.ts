@@ -209,9 +209,11 @@ describe('offer prices on the simulator pages, in a browser', { skip }, () => {
     const other = offer.plan === 'pro' ? 'team' : 'pro';
     const switched = stripeCharge({ ...offer, plan: other });
     const otherTax = offer.tax ? ` + ${usd(switched.tax)} tax` : '';
+    const each = offer.quantity === 1 ? '' : `${offer.quantity} × ${usd(UNIT[other])} = `;
+    const code = offer.code ? ' with SAVE20' : '';
     assert.equal(
       words(await page.textContent('form[action$="/switch"] button')),
-      `Switch to ${TITLE[other]} (${usd(switched.net)}/month${otherTax})`,
+      `Switch to ${TITLE[other]} (${each}${usd(switched.net)}/month${code}${otherTax})`,
     );
     const card =
       offer.trial === 'no card' && invoiced.length === 1 ? 'No card on file' : 'Visa •••• 4242';

@@ -11,7 +11,7 @@ import { Expander } from '../expand.ts';
 import { newId } from '../ids.ts';
 import { allowOnly, expansions, text } from '../params.ts';
 import { configurationOf, DEFAULT_CONFIGURATION } from '../objects/portal-configurations.ts';
-import { nowSeconds } from '../time.ts';
+import { nowSeconds, useCustomerClock } from '../clock.ts';
 import { paramsOf } from './request.ts';
 
 const PARAMS = [
@@ -61,6 +61,7 @@ export function billingPortalRoutes(ctx: SimContext): FastifyPluginAsync {
         );
       const customer = text(params, 'customer', { required: true })!;
       await ctx.docs.require('customer', customer, { param: 'customer' });
+      useCustomerClock(customer);
       const id = newId('bps_');
       const session: Stripe.BillingPortal.Session = {
         id,

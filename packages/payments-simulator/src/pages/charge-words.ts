@@ -1,9 +1,11 @@
 // A charge (objects/charge.ts) in the words every page uses: a coupon named as Stripe names it, with
 // how long it lasts ("SAVE20 (20% off forever)"), and what a period (a month, a year: the price's
-// interval) costs once it is applied.
+// interval) costs once it is applied. A plan's price is said one way (planAt) on the buttons that
+// offer it and in the notices that report it, so a button never promises what its notice denies.
 import type Stripe from 'stripe';
-import { unitOf } from '../objects/catalog.ts';
-import type { AppliedDiscount, LineCharge } from '../objects/charge.ts';
+import { periodCharge } from '../next-charge.ts';
+import { planTitle, unitOf } from '../objects/catalog.ts';
+import type { Adjustments, AppliedDiscount, LineCharge } from '../objects/charge.ts';
 import { html, money, type Html } from './layout.ts';
 
 /** How long a coupon's discount lasts, in the words of Stripe's coupon durations. */
@@ -30,8 +32,19 @@ export function perPeriod(line: LineCharge, price: Stripe.Price): Html {
   return html`${list}<strong>${money(afterDiscount(line), currency)}</strong> per ${unitOf(price)}${tax}`;
 }
 
-/** "$39.20/month + $3.92 tax": a period's line after its discount, in a button's few words. */
-export function shortPrice(line: LineCharge, price: Stripe.Price): string {
-  const tax = line.tax === 0 ? '' : ` + ${money(line.tax, price.currency)} tax`;
-  return `${money(afterDiscount(line), price.currency)}/${unitOf(price)}${tax}`;
+/**
+ * "Team ($39.20/month with SAVE20)", "Pro (3 × $15.00 = $45.00/month + $4.50 tax)": the plan at
+ * what each period of it bills, discount and tax included (a proration is said apart).
+ */
+export function planAt(price: Stripe.Price, quantity: number, adjustments: Adjustments): string {
+  const line = periodCharge(price, quantity, adjustments);
+  const { currency } = price;
+  const each = quantity === 1 ? '' : `${quantity} × ${money(price.unit_amount, currency)} = `;
+  const { discount } = adjustments;
+  const code =
+    discount === null
+      ? ''
+      : ` with ${discount.promotionCode?.code ?? discount.coupon.name ?? discount.coupon.id}`;
+  const tax = line.tax === 0 ? '' : ` + ${money(line.tax, currency)} tax`;
+  return `${planTitle(price)} (${each}${money(afterDiscount(line), currency)}/${unitOf(price)}${code}${tax})`;
 }

@@ -11,6 +11,7 @@ import { nextCharge } from '../next-charge.ts';
 import { sessionOffer } from '../objects/checkout.ts';
 import { renderDashboard, type DashboardView, type EventLine } from './dashboard-view.ts';
 import { refuseCrossSitePosts, sendPage } from './layout.ts';
+import { adjustmentsOf } from '../objects/offers.ts';
 import { describeChange, describeEvents, noticeOf } from './notices.ts';
 import { settingsRoutes } from './settings-panel.ts';
 
@@ -73,7 +74,8 @@ export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
         const notice = await noticeOf(async () => {
           if (action === undefined) return `Unknown action ${name}.`;
           const outcome = await action(ctx, id, AUTOMATIC);
-          return `${describeChange(name, outcome.value)} ${await describeEvents(ctx, outcome)}`;
+          const adjustments = await adjustmentsOf(ctx.docs, outcome.value.subscription);
+          return `${describeChange(name, outcome.value, adjustments)} ${await describeEvents(ctx, outcome)}`;
         });
         return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
       },

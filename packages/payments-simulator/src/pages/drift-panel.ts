@@ -9,6 +9,7 @@ import { planTitle, unitOf } from '../objects/catalog.ts';
 import { itemOf } from '../objects/subscriptions.ts';
 import { ENDED } from '../subscription-lifecycle.ts';
 import { html, refuseCrossSitePosts, type Html } from './layout.ts';
+import { adjustmentsOf } from '../objects/offers.ts';
 import { describeChange, noticeOf } from './notices.ts';
 
 const LOST =
@@ -66,7 +67,8 @@ export function driftPanelRoutes(ctx: SimContext): FastifyPluginAsync {
         const notice = await noticeOf(async () => {
           if (action === undefined) return `Unknown action ${name}.`;
           const outcome = await action(ctx, id, field(request.body, 'price'));
-          return `${describeChange(name, outcome.value)} ${LOST}`;
+          const adjustments = await adjustmentsOf(ctx.docs, outcome.value.subscription);
+          return `${describeChange(name, outcome.value, adjustments)} ${LOST}`;
         });
         return reply.redirect(`/?notice=${ctx.notices.post(notice)}`, 303);
       },

@@ -7,7 +7,8 @@ import type { Outcome, SimContext } from '../context.ts';
 import { StripeApiError } from '../errors.ts';
 import type { Changed } from '../subscription-lifecycle.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
-import { planTitle, unitOf } from '../objects/catalog.ts';
+import type { Adjustments } from '../objects/charge.ts';
+import { planAt } from './charge-words.ts';
 import { dateOf, money } from './layout.ts';
 
 /** How long a click waits for its webhooks, so that the notice can say whether they arrived. */
@@ -23,13 +24,22 @@ export async function noticeOf(work: () => Promise<string>): Promise<string> {
   }
 }
 
-const planOf = (subscription: Stripe.Subscription): string => {
-  const { price } = itemOf(subscription);
-  return `${planTitle(price)} (${money(price.unit_amount, price.currency)}/${unitOf(price)})`;
+/** The plan in the words of the button that offered it (charge-words.ts). */
+const planWithPrice = (subscription: Stripe.Subscription, adjustments: Adjustments): string => {
+  const { price, quantity = 1 } = itemOf(subscription);
+  return planAt(price, quantity, adjustments);
 };
 
-/** One sentence for the change `action` made; `action` is a key of SUBSCRIPTION_ACTIONS or `switch`. */
-export function describeChange(action: string, { subscription, invoice }: Changed): string {
+/**
+ * One sentence for the change `action` made; `action` is a key of SUBSCRIPTION_ACTIONS or `switch`;
+ * `adjustments` are the subscription's discount and tax, for the plan's price.
+ */
+export function describeChange(
+  action: string,
+  { subscription, invoice }: Changed,
+  adjustments: Adjustments,
+): string {
+  const planOf = (s: Stripe.Subscription) => planWithPrice(s, adjustments);
   const periodEnd = dateOf(itemOf(subscription).current_period_end);
   switch (action) {
     case 'renew':
@@ -71,8 +81,10 @@ export function describeChange(action: string, { subscription, invoice }: Change
 export function describeScheduled(
   subscription: Stripe.Subscription,
   { price, at }: { price: Stripe.Price; at: number },
+  adjustments: Adjustments,
 ): string {
-  return `Your plan changes to ${planTitle(price)} (${money(price.unit_amount, price.currency)}/${unitOf(price)}) on ${dateOf(at)}; until then it stays ${planOf(subscription)}.`;
+  const { quantity = 1 } = itemOf(subscription);
+  return `Your plan changes to ${planAt(price, quantity, adjustments)} on ${dateOf(at)}; until then it stays ${planWithPrice(subscription, adjustments)}.`;
 }
 
 function trialEnded(subscription: Stripe.Subscription, invoice: Stripe.Invoice | null): string {

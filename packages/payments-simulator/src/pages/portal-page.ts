@@ -11,16 +11,16 @@ import { cardLabel, updateCard } from '../card-update.ts';
 import type { Outcome, SimContext } from '../context.ts';
 import { AUTOMATIC } from '../events.ts';
 import type { FormObject } from '../form.ts';
-import { nextCharge, periodCharge } from '../next-charge.ts';
+import { nextCharge } from '../next-charge.ts';
 import type { AppliedDiscount } from '../objects/charge.ts';
-import { discountById } from '../objects/offers.ts';
+import { adjustmentsOf, discountById } from '../objects/offers.ts';
 import { itemOf } from '../objects/subscriptions.ts';
 import { keepCurrentPlan, portalCancelAtPeriodEnd, portalUpdate } from '../portal-changes.ts';
 import { changeWaits, portalRules, type PortalRules } from '../portal-rules.ts';
 import { pendingChangeOf } from '../schedule-lifecycle.ts';
 import { invalidParam } from '../errors.ts';
 import { ENDED, type Changed } from '../subscription-lifecycle.ts';
-import { nowSeconds } from '../time.ts';
+import { nowSeconds, useCustomerClock } from '../clock.ts';
 import { header, html, refuseCrossSitePosts, sendPage } from './layout.ts';
 import { describeChange, describeEvents, describeScheduled, noticeOf } from './notices.ts';
 import { renderPortal, type PortalSubscription, type PortalView } from './portal-view.ts';
@@ -56,6 +56,7 @@ async function usableSession(
   reply: FastifyReply,
 ): Promise<Session | null> {
   const session = (await ctx.docs.get<Session>('billing_portal.session', id))?.data;
+  if (session !== undefined) useCustomerClock(session.customer); // the page is on its clock
   if (session === undefined)
     gone(reply, { status: 404, message: 'No such billing portal session.' });
   else if (session.created + SESSION_SECONDS < nowSeconds())
@@ -87,14 +88,10 @@ async function portalView(
   const subscriptions = await Promise.all(
     live.map(async (subscription): Promise<PortalSubscription> => {
       const next = await nextCharge(ctx.docs, subscription);
-      const { price: current, quantity = 1 } = itemOf(subscription);
+      const { price: current } = itemOf(subscription);
       const offers = rules.prices
         .filter((price) => price.id !== current.id)
-        .map((price) => ({
-          price,
-          period: periodCharge(price, quantity, next.adjustments),
-          waits: changeWaits(rules.configuration, subscription, price),
-        }));
+        .map((price) => ({ price, waits: changeWaits(rules.configuration, subscription, price) }));
       const pending = await pendingChangeOf(ctx.docs, subscription);
       return { subscription, next, offers, pending };
     }),
@@ -161,10 +158,11 @@ async function applyPortalAction(
   if (action === 'switch') {
     const outcome = await portalUpdate(ctx, rules, subscription, price);
     const { scheduled } = outcome.value;
+    const adjustments = await adjustmentsOf(ctx.docs, outcome.value.subscription);
     const said =
       scheduled === null
-        ? describeChange(action, outcome.value)
-        : describeScheduled(outcome.value.subscription, scheduled);
+        ? describeChange(action, outcome.value, adjustments)
+        : describeScheduled(outcome.value.subscription, scheduled, adjustments);
     return `${said} ${await describeEvents(ctx, outcome)}`;
   }
   // "Cancel at period end" the way Stripe's portal does for the pinned API version.
@@ -174,7 +172,8 @@ async function applyPortalAction(
       : action === 'cancel-at-period-end'
         ? await portalCancelAtPeriodEnd(ctx, subscription)
         : await SUBSCRIPTION_ACTIONS[action]!(ctx, subscription, AUTOMATIC);
-  return `${describeChange(action, outcome.value)} ${await describeEvents(ctx, outcome)}`;
+  const adjustments = await adjustmentsOf(ctx.docs, outcome.value.subscription);
+  return `${describeChange(action, outcome.value, adjustments)} ${await describeEvents(ctx, outcome)}`;
 }
 
 export function portalPageRoutes(ctx: SimContext): FastifyPluginAsync {

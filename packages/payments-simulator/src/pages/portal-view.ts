@@ -9,12 +9,12 @@ import type Stripe from 'stripe';
 import { TEST_CARDS } from '../card-update.ts';
 import type { NextCharge } from '../next-charge.ts';
 import { planTitle, unitOf } from '../objects/catalog.ts';
-import type { AppliedDiscount, LineCharge } from '../objects/charge.ts';
+import type { AppliedDiscount } from '../objects/charge.ts';
 import { SIMULATED_TAX } from '../objects/offers.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import type { PortalRules } from '../portal-rules.ts';
 import type { PendingChange } from '../schedule-lifecycle.ts';
-import { discountName, perPeriod, shortPrice } from './charge-words.ts';
+import { discountName, perPeriod, planAt } from './charge-words.ts';
 import { dateOf, html, money, type Html } from './layout.ts';
 
 /**
@@ -23,7 +23,6 @@ import { dateOf, html, money, type Html } from './layout.ts';
  */
 export interface Offer {
   price: Stripe.Price;
-  period: LineCharge;
   waits: boolean;
 }
 
@@ -62,18 +61,21 @@ function button(session: string, { action, label, fields, style = '' }: Button):
   return html`<form class="inline" method="post" action="/p/session/${session}/${action}">${hidden}<button type="submit" class="${style}">${label}</button></form> `;
 }
 
-function offerButton(session: string, subscription: string, offer: Offer, end: number): Html {
+function offerButton(session: string, s: PortalSubscription, offer: Offer): Html {
+  const { subscription, next } = s;
+  const { quantity = 1, current_period_end: end } = itemOf(subscription);
   const from = offer.waits ? ` from ${dateOf(end)}` : '';
-  const label = `Switch to ${planTitle(offer.price)} (${shortPrice(offer.period, offer.price)})${from}`;
+  const label = `Switch to ${planAt(offer.price, quantity, next.adjustments)}${from}`;
   return button(session, {
     action: 'switch',
     label,
-    fields: { subscription, price: offer.price.id },
+    fields: { subscription: subscription.id, price: offer.price.id },
   });
 }
 
 /** The buttons for a subscription, as the configuration offers them. */
-function buttons(view: PortalView, { subscription, offers, pending }: PortalSubscription): Html {
+function buttons(view: PortalView, portalSubscription: PortalSubscription): Html {
+  const { subscription, offers, pending } = portalSubscription;
   const id = view.session.id;
   const sub = { subscription: subscription.id };
   const { cancel } = view.rules;
@@ -85,7 +87,7 @@ function buttons(view: PortalView, { subscription, offers, pending }: PortalSubs
   const changes =
     pending !== null
       ? button(id, { action: 'keep-plan', label: 'Keep current plan', fields: sub })
-      : html`${offers.map((offer) => offerButton(id, subscription.id, offer, itemOf(subscription).current_period_end))}`;
+      : html`${offers.map((offer) => offerButton(id, portalSubscription, offer))}`;
   const cancelAtEnd = cancel.includes('at_period_end')
     ? button(id, { action: 'cancel-at-period-end', label: 'Cancel at period end', fields: sub })
     : '';
@@ -110,7 +112,7 @@ function subscriptionCard(view: PortalView, portalSubscription: PortalSubscripti
   const scheduled =
     pending === null
       ? ''
-      : html`<p class="pending">Changes to ${planTitle(pending.price)} (${money(pending.price.unit_amount, pending.price.currency)}/${unitOf(pending.price)}) on ${dateOf(pending.at)}</p>`;
+      : html`<p class="pending">Changes to ${planAt(pending.price, pending.quantity, next.adjustments)} on ${dateOf(pending.at)}</p>`;
   return html`<div class="card subscription" data-subscription="${subscription.id}" style="margin-bottom:14px">
     <h2 style="margin-top:0"><span class="plan">${planTitle(price)}</span> <span class="badge ${subscription.status}">${subscription.status.replace('_', ' ')}</span></h2>
     <p class="monthly">${perPeriod(next.period, price)} · ${renewal}</p>
