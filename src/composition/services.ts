@@ -30,6 +30,7 @@ import { createOutbox } from '../adapters/database/outbox.ts';
 import { FREE_TIER } from '../domain/billing/tier.ts';
 import type { EventPolicy } from '../domain/events/subject-changes.ts';
 import { DeliveryWorker } from '../domain/events/delivery-worker.ts';
+import { SeatSync } from '../domain/seats/seat-sync.ts';
 
 /** The adapters a service is built from. */
 export interface ServiceAdapters extends DatabaseAdapters {
@@ -140,7 +141,7 @@ export const instanceName = (): string =>
 
 /**
  * Reconciliation, retention, the seat engine, the clock of tier changes, and with outbound events
- * their delivery worker: started once the service listens.
+ * their delivery worker, each built here: started once the service listens.
  */
 export function backgroundJobs(
   config: Config,
@@ -164,6 +165,17 @@ export function backgroundJobs(
     seats: config.organizations?.seats ?? null,
     policy,
     outbox,
+    seatEngine:
+      config.organizations &&
+      new SeatSync({
+        store,
+        payments,
+        log: logger,
+        metrics,
+        holder,
+        policy,
+        settings: config.organizations.seats,
+      }),
     deliveries:
       events &&
       new DeliveryWorker({

@@ -13,7 +13,7 @@ import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import type { SeatSettings } from '../seats/desired-seats.ts';
-import { SeatSync } from '../seats/seat-sync.ts';
+import type { SeatSync } from '../seats/seat-sync.ts';
 import { forgetExpired, type RetentionDays } from './retention.ts';
 import type { DeliveryWorker } from '../events/delivery-worker.ts';
 import {
@@ -44,6 +44,8 @@ export interface ScheduledJobsDeps {
   /** What the application is told of the changes the jobs make or find (tier-clock.ts). */
   policy: TierClockDeps['policy'];
   outbox: TierClockDeps['outbox'];
+  /** This instance's seat engine; null without organisations. */
+  seatEngine: SeatSync | null;
   /** This instance's delivery of outbound events; null while no destination is configured. */
   deliveries: DeliveryWorker | null;
 }
@@ -108,16 +110,15 @@ function seatJobs(
   deps: ScheduledJobsDeps,
   job: MakeJob,
 ): Pick<ScheduledJobs, 'seats' | 'seatLapses'> {
-  const { seats, store, payments, log, metrics, holder, policy } = deps;
+  const { seats, store, seatEngine } = deps;
   if (seats === null) return { seats: null, seatLapses: null };
-  const engine = new SeatSync({ store, payments, log, metrics, holder, policy, settings: seats });
   const seatLapses =
     seats.mode !== 'active'
       ? null
       : job('seat-lapses', SEAT_LAPSES_EVERY_MS, async () => ({
           lapsed: await store.seats.markLapsed(seats.activeDays, seats.minimum),
         }));
-  return { seats: engine, seatLapses };
+  return { seats: seatEngine, seatLapses };
 }
 
 const tierClockJob = (deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob =>
