@@ -18,7 +18,7 @@ export interface SeatReportAnswer {
   applied: boolean;
   /** The count stored now, and as of when. */
   reported: number;
-  as_of: string;
+  asOf: Date;
 }
 
 export interface SeatReportSettings {
@@ -63,10 +63,6 @@ export class SeatReports {
       asOf,
     });
     const stored = (await this.store.seats.reported(organization.id))!;
-    return {
-      applied,
-      reported: stored.count,
-      as_of: stored.asOf.toISOString().replace('Z', '+00:00'),
-    };
+    return { applied, reported: stored.count, asOf: stored.asOf };
   }
 }

@@ -6,10 +6,10 @@ import type { Members } from '../organizations/members.ts';
 
 export interface Profile {
   id: string;
-  idp_id: string;
+  idpId: string;
   email: string;
   tier: string;
-  created_at: string;
+  createdAt: Date;
 }
 
 export function toProfile(
@@ -20,10 +20,10 @@ export function toProfile(
 ): Profile {
   return {
     id: user.id,
-    idp_id: user.idpId,
+    idpId: user.idpId,
     email: user.email,
     tier: effectiveTier(user.subscription, organization?.subscription ?? null, policy, now).tier,
-    created_at: user.createdAt.toISOString().replace('Z', '+00:00'),
+    createdAt: user.createdAt,
   };
 }
 

@@ -3,12 +3,17 @@
 // request.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import type { SeatReportInput, SeatReports } from '../../domain/seats/seat-reports.ts';
+import type {
+  SeatReportAnswer,
+  SeatReportInput,
+  SeatReports,
+} from '../../domain/seats/seat-reports.ts';
 import type { ServiceAccess } from '../../domain/service-caller.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticateService } from '../authenticate.ts';
 import { ERROR_RESPONSES } from '../responses.ts';
 import { AUTH_RESPONSES, described, ref } from '../schemas.ts';
+import { wireTime } from '../wire.ts';
 
 const PARAMS = Type.Object({
   idp_org_id: Type.String({
@@ -17,6 +22,12 @@ const PARAMS = Type.Object({
     pattern: '^[^\\u0000-\\u001f\\u007f]+$',
     description: 'The organisation as the identity provider names it (what IDP_ORG_CLAIM reads)',
   }),
+});
+
+const seatReportBody = ({ applied, reported, asOf }: SeatReportAnswer) => ({
+  applied,
+  reported,
+  as_of: wireTime(asOf),
 });
 
 export function seatRoutes(
@@ -39,7 +50,7 @@ export function seatRoutes(
           ...AUTH_RESPONSES,
           403: described(
             'ErrorDetail',
-            `Not the application's backend: the token lacks the scope ${access.scope}, its client is not in BILLING_SERVICE_CLIENTS, or it names an organisation, carries an e-mail, a nonce or events, or another grant`,
+            `Not the application's backend: the token lacks the scope ${access.scope}, its client is not in BILLING_SERVICE_CLIENTS, or it names an organisation, carries an e-mail, or says another grant`,
           ),
           409: described('ErrorDetail', 'BILLING_SEATS is not "reported"'),
           413: ERROR_RESPONSES[413],
@@ -50,7 +61,8 @@ export function seatRoutes(
         },
       },
       onRequest: authenticateService(verifier, access, 'Reporting seats'),
-      handler: (request) => reports.report(request.params.idp_org_id, request.body),
+      handler: async (request) =>
+        seatReportBody(await reports.report(request.params.idp_org_id, request.body)),
     });
   };
 }

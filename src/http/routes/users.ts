@@ -1,10 +1,19 @@
 // GET /users/me: the caller's profile, created on first access.
 import type { FastifyPluginAsync } from 'fastify';
-import type { UserService } from '../../domain/users/user-service.ts';
+import type { Profile, UserService } from '../../domain/users/user-service.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
 import { ERROR_RESPONSES } from '../responses.ts';
 import { AUTH_RESPONSES, described } from '../schemas.ts';
+import { wireTime } from '../wire.ts';
+
+const profileBody = ({ id, idpId, email, tier, createdAt }: Profile) => ({
+  id,
+  idp_id: idpId,
+  email,
+  tier,
+  created_at: wireTime(createdAt),
+});
 
 export function usersRoutes(users: UserService, verifier: TokenVerifier): FastifyPluginAsync {
   return async (app) => {
@@ -22,7 +31,7 @@ export function usersRoutes(users: UserService, verifier: TokenVerifier): Fastif
         },
       },
       onRequest: authenticate(verifier),
-      handler: (request) => users.profile(request.principal),
+      handler: async (request) => profileBody(await users.profile(request.principal)),
     });
   };
 }
