@@ -289,8 +289,11 @@ describe(`the simulator against the pinned API version's schema (${databaseLabel
       const discounted = (await stripe.checkout.sessions.retrieve(offered.id))
         .subscription as string;
       await post(`/_sim/subscriptions/${discounted}/renew`);
+      // A session opened after the renewal: the renewal moved the customer's clock a month on,
+      // past the five minutes of the one opened before.
+      const renewedPortal = await stripe.billingPortal.sessions.create({ customer: customer.id });
       await post(
-        `${new URL(portal.url).pathname}/switch`,
+        `${new URL(renewedPortal.url).pathname}/switch`,
         `subscription=${discounted}&price=price_sim_team`,
       );
       // A portal configuration like the service's; the downgrade it schedules, applied and
