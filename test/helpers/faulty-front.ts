@@ -2,8 +2,8 @@
 // simulator, an identity provider) and misbehaves on demand for chosen routes: it answers 500
 // without passing the request on, passes it on and then answers 500 (the answer is lost), passes it
 // on and never answers (a hang), passes it on late (a slow provider), passes its answer back late
-// (dated as it leaves), or answers itself once a gate opens (a slow provider, a 429). It can also set the provider's clock apart from ours (the Date
-// header of what it passes back).
+// (dated as it leaves), or answers itself once a gate opens (a slow provider, a 429). It can also
+// set the provider's clock apart from ours (the Date header of what it passes back).
 // Every request is recorded with its Idempotency-Key and the id of the object the server answered with.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
