@@ -1,9 +1,9 @@
 // A small HTTP front on 127.0.0.1 that passes requests on to a real server (the payment
 // simulator, an identity provider) and misbehaves on demand for chosen routes: it answers 500
 // without passing the request on, passes it on and then answers 500 (the answer is lost), passes it
-// on and never answers (a hang), passes it on late (a slow provider), or answers itself once a gate
-// opens (a slow provider, a 429). It can also set the provider's clock apart from ours (the Date
-// header of what it passes back).
+// on and never answers (a hang), passes it on late (a slow provider), passes its answer back late
+// (dated as it leaves), or answers itself once a gate opens (a slow provider, a 429). It can also
+// set the provider's clock apart from ours (the Date header of what it passes back).
 // Every request is recorded with its Idempotency-Key and the id of the object the server answered with.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,11 @@ export type Fault =
   | { kind: 'hang' }
   /** Pass the request on after `ms` (a slow provider), and its answer back. */
   | { kind: 'delay'; ms: number }
+  /**
+   * Pass the request on now (the server answers with what it holds now), and its answer back once
+   * `gate` resolves, dated as it leaves: an answer that left a provider a while after its data.
+   */
+  | { kind: 'answer-after'; gate: Promise<void> }
   /** Answer this, once `gate` resolves; the server never sees the request. */
   | {
       kind: 'reply';
@@ -172,6 +177,11 @@ export async function startFaultyFront(target: string): Promise<FaultyFront> {
       held += 1;
       response.on('close', () => (held -= 1));
       return;
+    }
+    if (fault?.kind === 'answer-after') {
+      held += 1;
+      await fault.gate;
+      held -= 1;
     }
     answer(
       forwarded.status,

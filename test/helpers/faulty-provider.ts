@@ -60,10 +60,12 @@ export interface AppWithFaultyProvider {
   close(): Promise<void>;
 }
 
-/** A test app whose payment provider is the simulator behind a faulty front. */
-export async function buildAppWithFaultyProvider(): Promise<AppWithFaultyProvider> {
+/** A test app whose payment provider is the simulator behind a faulty front; `env` for more settings. */
+export async function buildAppWithFaultyProvider(
+  env: Record<string, string> = {},
+): Promise<AppWithFaultyProvider> {
   const provider = await startFaultyProvider();
-  const t = await buildTestApp(provider.env);
+  const t = await buildTestApp({ ...provider.env, ...env });
   const direct = createStripeClient(PROVIDER_API_KEY, provider.simulatorUrl);
   return {
     provider,

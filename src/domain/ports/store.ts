@@ -133,6 +133,8 @@ export interface SeatsRepository {
     outcome:
       { done: true; changes: number; pushed: boolean } | { done: false; retryAfterMs: number },
   ): Promise<void>;
+  /** Marks the organisation's seats as changed: it is looked at again. */
+  mark(organizationId: string): Promise<void>;
   /** Marks as changed each organisation whose active members (over `activeDays`, at least `minimum`) are no longer its desired quantity. */
   markLapsed(activeDays: number, minimum: number): Promise<number>;
   /** Organisations with a live subscription whose quantity is not (or not known to be) the desired one. */

@@ -159,10 +159,9 @@ export class SeatSync {
     );
     if (revision === null) throw new Error('the lease was lost');
     if (inStep) return false;
-    await this.applyAnswer(
-      subscription,
-      await this.send(organizationId, subscription, { quantity, revision }),
-    );
+    const answer = await this.send(organizationId, subscription, { quantity, revision });
+    if (!(await this.applyAnswer(subscription, answer)))
+      await this.lookAgain(organizationId, answer);
     return true;
   }
 
@@ -226,8 +225,12 @@ export class SeatSync {
    * organisation follow one another, so two in one second are still in order); a state another
    * writer stored meanwhile is left to the ordering. Stored as of the second before the answer's:
    * everything older is in it, and the update's own event is newer, so it applies without a read.
+   * False when what is stored now bills another quantity than the answer.
    */
-  private async applyAnswer(seen: SubscriptionState, answer: ProviderRead<ProviderSubscription>) {
+  private async applyAnswer(
+    seen: SubscriptionState,
+    answer: ProviderRead<ProviderSubscription>,
+  ): Promise<boolean> {
     const { store, log, policy } = this.deps;
     const asOf = answer.readAt - 1;
     const telling = { policy, cause: null, now: new Date() };
@@ -237,8 +240,27 @@ export class SeatSync {
       const next = { stored, next: answer.value, asOf: Math.max(asOf, stored.asOf), created: asOf };
       return (await saveState({ tx, log, telling }, next)) === 'saved';
     });
-    if (!replaced)
-      await applyListing({ store, log, policy }, { value: [answer.value], readAt: asOf });
+    if (replaced) return true;
+    const [change] = await applyListing(
+      { store, log, policy },
+      { value: [answer.value], readAt: asOf },
+    );
+    return change?.verdict === 'repaired' || change?.before?.quantity === answer.value.quantity;
+  }
+
+  /**
+   * The ordering kept a state stored meanwhile over the answer, and it bills another quantity. It
+   * may still be older than the push (a read is dated when it leaves the provider, maybe a second
+   * after its data), and then the push's own event is older than it too: nothing would mark the
+   * organisation again. Marked, it is looked at again, and the next push's answer replaces the
+   * state that push was sent after.
+   */
+  private async lookAgain(organizationId: string, answer: ProviderRead<ProviderSubscription>) {
+    this.deps.log.warn(
+      { organization: organizationId, subscription: answer.value.id },
+      'seat sync: a state stored during the push bills another quantity; looking again',
+    );
+    await this.deps.store.seats.mark(organizationId);
   }
 }
 

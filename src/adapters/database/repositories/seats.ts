@@ -135,6 +135,9 @@ export function seatsRepository(db: SqlClient): SeatsRepository {
         ]);
       else await db.query(RELEASE_FAILED, [organizationId, holder, outcome.retryAfterMs]);
     },
+    async mark(organizationId) {
+      await db.query('SELECT mark_seats_changed($1)', [organizationId]);
+    },
     async markLapsed(activeDays, minimum) {
       return (await db.query(LAPSED, [activeDays, minimum])).length;
     },
