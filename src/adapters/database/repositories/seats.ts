@@ -1,5 +1,5 @@
 // The seat engine's state per organisation (migrations/010: organization_seats).
-import type { SeatsRepository } from '../../../domain/ports/store.ts';
+import type { SeatsRepository, SeatWork } from '../../../domain/ports/store.ts';
 import type { SqlClient } from '../sql-client.ts';
 
 // A report as of an earlier time than the stored one changes nothing; a stored one marks the seats
@@ -71,6 +71,21 @@ const OUT_OF_SYNC = `
     AND sub.status IN ('active', 'trialing', 'past_due')
   WHERE s.pending_since IS NOT NULL OR sub.quantity IS DISTINCT FROM s.desired`;
 
+const TARGET =
+  'SELECT desired, revision, pushed_revision FROM organization_seats WHERE organization_id = $1';
+type TargetRow = {
+  desired: number | null;
+  revision: string | number;
+  pushed_revision: string | number | null;
+};
+
+type ClaimRow = { organization_id: string; changes: string | number; failures: number };
+const toWork = (row: ClaimRow): SeatWork => ({
+  organizationId: row.organization_id,
+  changes: Number(row.changes),
+  failures: row.failures,
+});
+
 export function seatsRepository(db: SqlClient): SeatsRepository {
   return {
     async reported(organizationId) {
@@ -84,26 +99,11 @@ export function seatsRepository(db: SqlClient): SeatsRepository {
       return (await db.query(REPORT, [organizationId, count, asOf])).length > 0;
     },
     async claim({ holder, leaseMs, limit, quietMs, maxWaitMs, streamWaitMs }) {
-      const rows = await db.query<{
-        organization_id: string;
-        changes: string | number;
-        failures: number;
-      }>(CLAIM, [holder, leaseMs, limit, quietMs, maxWaitMs, streamWaitMs]);
-      return rows.map((row) => ({
-        organizationId: row.organization_id,
-        changes: Number(row.changes),
-        failures: row.failures,
-      }));
+      const params = [holder, leaseMs, limit, quietMs, maxWaitMs, streamWaitMs];
+      return (await db.query<ClaimRow>(CLAIM, params)).map(toWork);
     },
     async target(organizationId) {
-      const [row] = await db.query<{
-        desired: number | null;
-        revision: string | number;
-        pushed_revision: string | number | null;
-      }>(
-        'SELECT desired, revision, pushed_revision FROM organization_seats WHERE organization_id = $1',
-        [organizationId],
-      );
+      const [row] = await db.query<TargetRow>(TARGET, [organizationId]);
       return {
         desired: row?.desired ?? null,
         revision: Number(row?.revision ?? 0),
@@ -126,14 +126,12 @@ export function seatsRepository(db: SqlClient): SeatsRepository {
       );
     },
     async release(organizationId, holder, outcome) {
-      if (outcome.done)
-        await db.query(RELEASE_DONE, [
-          organizationId,
-          holder,
-          outcome.changes,
-          outcome.pushed ? 1 : 0,
-        ]);
-      else await db.query(RELEASE_FAILED, [organizationId, holder, outcome.retryAfterMs]);
+      if (!outcome.done)
+        await db.query(RELEASE_FAILED, [organizationId, holder, outcome.retryAfterMs]);
+      else {
+        const pushed = outcome.pushed ? 1 : 0;
+        await db.query(RELEASE_DONE, [organizationId, holder, outcome.changes, pushed]);
+      }
     },
     async mark(organizationId) {
       await db.query('SELECT mark_seats_changed($1)', [organizationId]);
