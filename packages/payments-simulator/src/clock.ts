@@ -8,7 +8,11 @@
 // header, delivery retries.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SqlClient } from './sql-client.ts';
-import type { Documents } from './store.ts';
+
+/** Where a clock is kept: the documents of the transaction that moves it (store.ts). */
+interface ClockDocuments {
+  save(type: 'simulator_clock', doc: ClockDoc): Promise<void>;
+}
 
 interface ClockDoc {
   id: string;
@@ -44,7 +48,7 @@ export class SimClock {
    * Moves `customer`'s clock to `at` when `at` is ahead of it (never back), stored with the
    * transaction of `docs`; `undo` puts it back should that transaction fail.
    */
-  async advanceTo(docs: Documents, customer: string, at: number): Promise<{ undo(): void }> {
+  async advanceTo(docs: ClockDocuments, customer: string, at: number): Promise<{ undo(): void }> {
     const before = this.offsets.get(customer);
     if (at <= this.now(customer)) return { undo: () => {} };
     const offset = at - realSeconds();
