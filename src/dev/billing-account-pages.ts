@@ -5,25 +5,22 @@
 // the billing portal with the same services as the API, so the whole loop runs in a browser alone.
 // In production a front end calls those operations itself.
 import type { FastifyPluginAsync } from 'fastify';
-import type { CheckoutService } from '../domain/billing/checkout-service.ts';
-import type { PortalService } from '../domain/billing/portal-service.ts';
-import type {
-  SubscriptionSummary,
-  SubscriptionSummaryService,
-} from '../domain/billing/subscription-summary.ts';
+import type { SubscriptionSummary } from '../domain/billing/subscription-summary.ts';
 import { tierRank } from '../domain/billing/tier.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
-import type { UserService } from '../domain/users/user-service.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { accountView, planChangeWords, type AccountView } from './account-words.ts';
-import { billingForms, domainRefusalInWords } from './billing-forms.ts';
+import { billingForms } from './billing-forms.ts';
+import { organizationPages, organizationSection } from './billing-organization.ts';
+import type { BillingAccountServices } from './billing-services.ts';
 import {
-  organizationPages,
-  organizationSection,
-  type OrganizationPageServices,
-} from './billing-organization.ts';
-import { presentedToken, signIn, takeNotice, type Notice } from './billing-session.ts';
+  domainRefusalInWords,
+  presentedToken,
+  signIn,
+  takeNotice,
+  type Notice,
+} from './billing-session.ts';
 import {
   escapeHtml,
   HEADERS,
@@ -35,19 +32,6 @@ import {
   START_CHECKOUT,
   tierHtml,
 } from './page-layout.ts';
-
-export interface BillingAccountServices extends OrganizationPageServices {
-  users: UserService;
-  /** Checkouts and portal sessions one user may start a minute through these forms: the API's limit. */
-  perUserPerMinute: number;
-  checkout: CheckoutService;
-  portal: PortalService;
-  /** What GET /billing/subscription answers: the status and the tier's features and limits. */
-  summaries: SubscriptionSummaryService;
-  simulatorUrl: string;
-  /** Where a team checkout comes back to (APP_URL). */
-  appUrl: string;
-}
 
 /** What a checkout would sell now, said beside "no subscription" (GET /billing/subscription's plan). */
 const nextCheckout = (summary: SubscriptionSummary) =>

@@ -11,8 +11,14 @@ import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { perUserLimit } from '../http/per-user-limit.ts';
-import type { BillingAccountServices } from './billing-account-pages.ts';
-import { forget, leaveNotice, refusalInWords, signIn, type Notice } from './billing-session.ts';
+import type { BillingAccountServices } from './billing-services.ts';
+import {
+  domainRefusalInWords,
+  forget,
+  leaveNotice,
+  signIn,
+  type Notice,
+} from './billing-session.ts';
 import { crossSite, HEADERS, page } from './page-layout.ts';
 
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -32,10 +38,6 @@ function acceptSameSiteForms(app: FastifyInstance): void {
         .send(page('Forbidden', '<p>Cross-site form posts are refused.</p>'));
   });
 }
-
-/** Why the domain refused, in words: for a token, what the verifier said. */
-export const domainRefusalInWords = (error: DomainError): string =>
-  statusOf(error) === 401 ? refusalInWords(error) : `${error.message}.`;
 
 /** What a refused post is told on /billing; null for a failure of the service itself. */
 function refusalOf(error: FastifyError, reply: FastifyReply): string | null {

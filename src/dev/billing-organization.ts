@@ -20,8 +20,7 @@ import {
   trialWords,
   type AccountPolicy,
 } from './account-words.ts';
-import { domainRefusalInWords } from './billing-forms.ts';
-import { signIn } from './billing-session.ts';
+import { domainRefusalInWords, signIn } from './billing-session.ts';
 import {
   escapeHtml,
   HEADERS,

@@ -9,6 +9,7 @@ import { decodeJwt } from 'jose';
 import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
+import { statusOf } from '../http/error-handler.ts';
 import { adviceFor, tokenFromPaste } from './billing-token-paste.ts';
 
 const TOKEN_COOKIE = 'billing_dev_token';
@@ -82,6 +83,10 @@ export function refusalInWords(error: DomainError): string {
   const advice = typeof error.details.advice === 'string' ? ` ${error.details.advice}` : '';
   return `${error.message}${reason}.${advice}`;
 }
+
+/** Why the domain refused, in words: for a token, what the verifier said. */
+export const domainRefusalInWords = (error: DomainError): string =>
+  statusOf(error) === 401 ? refusalInWords(error) : `${error.message}.`;
 
 /** A line at the top of /billing: what a form post came to. */
 export interface Notice {

@@ -5,7 +5,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TierPolicy } from '../domain/billing/tier.ts';
 import type { Store } from '../domain/ports/store.ts';
 import { onlyLocalHosts } from '../http/local-hosts.ts';
-import { billingAccountPages, type BillingAccountServices } from './billing-account-pages.ts';
+import { billingAccountPages } from './billing-account-pages.ts';
+import type { BillingAccountServices } from './billing-services.ts';
 import { billingPages } from './billing-pages.ts';
 import { startPage } from './start-page.ts';
 
