@@ -24,7 +24,7 @@ export async function composeAppEvents(config: Config): Promise<AppEvents | null
   const development = target.kind === 'development';
   return {
     sender: createHttpSender({ url: () => url, secrets: () => secrets }),
-    receiver: development ? appEventsReceiver(secrets, config.localNames) : null,
+    receiver: development ? appEventsReceiver(secrets, config.localNames, config.dataDir) : null,
     setServiceUrl(serviceUrl) {
       if (development) url = `${serviceUrl}${APP_EVENTS_PATH}`;
     },

@@ -1,7 +1,8 @@
 // Development only: with no APP_WEBHOOK_URL, the service sends its outbound events to itself, at
 // `/dev/app-events`, so the local loop shows what the application would have been told. The
-// receiver checks each delivery's signature as an application would, keeps the last ones in
-// memory and lists them on a page. The secret is generated once and kept under DATA_DIR.
+// receiver checks each delivery's signature as an application would, keeps the last ones under
+// DATA_DIR (app-events-log.ts: a restart keeps the list) and lists them on a page. The secret is
+// generated once and kept under DATA_DIR too.
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,10 +10,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { ensureDataDir } from '../adapters/data-dir.ts';
 import { verificationProblem } from '../adapters/events/standard-webhooks.ts';
 import { onlyLocalHosts } from '../http/local-hosts.ts';
+import { arrivalLog, type Arrival } from './app-events-log.ts';
 import { escapeHtml, HEADERS, page } from './page-layout.ts';
 
 export const APP_EVENTS_PATH = '/dev/app-events';
-const KEPT = 200;
 
 const readSecret = async (file: string): Promise<string | null> => {
   const text = (await readFile(file, 'utf8').catch(() => '')).trim();
@@ -44,14 +45,6 @@ export async function loadOrCreateEventSecret(dataDir: string): Promise<string> 
   throw new Error(`DATA_DIR holds an unreadable ${file}: delete it to have a new one made`);
 }
 
-interface Arrival {
-  receivedAt: Date;
-  id: string;
-  /** Null when verified; otherwise why it was refused. */
-  problem: string | null;
-  body: string;
-}
-
 const row = (a: Arrival): string => {
   let type = '?';
   try {
@@ -60,7 +53,7 @@ const row = (a: Arrival): string => {
     // shown as it came
   }
   const verdict = a.problem === null ? 'verified' : `refused: ${a.problem}`;
-  return `<li><p><strong>${escapeHtml(type)}</strong> <span class="muted">${a.receivedAt.toISOString()} · ${escapeHtml(a.id)} · ${escapeHtml(verdict)}</span></p><pre>${escapeHtml(a.body)}</pre></li>`;
+  return `<li><p><strong>${escapeHtml(type)}</strong> <span class="muted">${escapeHtml(a.receivedAt)} · ${escapeHtml(a.id)} · ${escapeHtml(verdict)}</span></p><pre>${escapeHtml(a.body)}</pre></li>`;
 };
 
 const listing = (arrivals: readonly Arrival[]) =>
@@ -71,8 +64,9 @@ const listing = (arrivals: readonly Arrival[]) =>
 export function appEventsReceiver(
   secrets: readonly string[],
   localNames: readonly string[],
+  dataDir: string,
 ): FastifyPluginAsync {
-  const arrivals: Arrival[] = [];
+  const arrivals = arrivalLog(dataDir);
   return async (app) => {
     app.addHook('onRequest', onlyLocalHosts(localNames));
     // The signature covers the exact bytes sent: the body is kept as text, never re-serialised.
@@ -83,10 +77,8 @@ export function appEventsReceiver(
       const problem = verificationProblem(secrets, request.headers, body);
       const id = request.headers['webhook-id'];
       // A retry of an event already here (same webhook-id) is acknowledged, not listed twice.
-      if (problem !== null || !arrivals.some((a) => a.id === id && a.problem === null)) {
-        arrivals.unshift({ receivedAt: new Date(), id: String(id ?? ''), problem, body });
-        arrivals.length = Math.min(arrivals.length, KEPT);
-      }
+      const receivedAt = new Date().toISOString();
+      await arrivals.record({ receivedAt, id: String(id ?? ''), problem, body });
       return reply.code(problem === null ? 204 : 400).send();
     });
     app.get(APP_EVENTS_PATH, { schema: { hide: true } }, async (_request, reply) =>
@@ -95,7 +87,7 @@ export function appEventsReceiver(
         .send(
           page(
             'Events the application was sent',
-            `<p class="muted">Signed outbound events (Standard Webhooks), as an application at APP_WEBHOOK_URL would receive them; newest first, refreshed every few seconds.</p>${listing(arrivals)}`,
+            `<p class="muted">Signed outbound events (Standard Webhooks), as an application at APP_WEBHOOK_URL would receive them; newest first, refreshed every few seconds.</p>${listing(await arrivals.recent())}`,
             true,
           ),
         ),

@@ -19,14 +19,16 @@ ${refresh ? '<meta http-equiv="refresh" content="2">' : ''}
 <body><h1>${escapeHtml(title)}</h1>${body}${LINKS}</body></html>`;
 }
 
-// The free tier in a neutral grey, the paid ones in green; a notice says what a form post came to.
+// The free tier in a neutral grey, the paid ones in green; a notice says what a form post came to;
+// a long line of code (an event's JSON on /dev/app-events) wraps rather than widening the page.
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}.tier{font-weight:600;color:#0b6e4f}.tier.free{color:#52606d}
 .links{margin-top:2rem;font-size:.9rem}.error,.info{padding:.5rem .75rem;border-radius:4px}
 .error{color:#8a1c1c;background:#fdecec}.info{background:#eef2f6}.muted{color:#52606d;font-size:.9rem}
 dl.account{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dl.account dt{color:#52606d}dl.account dd{margin:0}dl.account dd p{margin:0 0 .4rem}
 .actions{display:flex;gap:.5rem;margin:1.2rem 0}.actions form{margin:0}
-input{width:100%;box-sizing:border-box;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}`;
+input{width:100%;box-sizing:border-box;font:inherit;padding:.4rem;margin:.3rem 0 .8rem}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f7fa;padding:.5rem;font-size:.8rem}`;
 
 /** Lines of text, each a paragraph. */
 export const paragraphs = (lines: readonly string[]): string =>

@@ -1,7 +1,8 @@
 // /_sim/...: the lifecycle controls as JSON endpoints for tests and scripts (same API key). Each
 // answers after the events it caused had their first delivery attempt (or 10 s), saying which
 // events were emitted and whether each reached the webhook endpoint. /_sim/calls reads (GET) and
-// resets (DELETE) the count of API calls served; /_sim/settings reads (GET) and changes (POST, a
+// resets (DELETE) the count of API calls served; /_sim/customers/:id/advance moves a customer's
+// clock as a test clock's advance does; /_sim/settings reads (GET) and changes (POST, a
 // form) the dashboard's switches (settings.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { CallCounter } from '../call-counter.ts';
@@ -14,6 +15,7 @@ import { failRenewal, renew, type Changed } from '../subscription-lifecycle.ts';
 import { endTrial } from '../trial-end.ts';
 import { pause, resume } from '../subscription-pause.ts';
 import { changeSettings } from '../settings.ts';
+import { advanceCustomerClock } from './clock-control.ts';
 import { paramsOf, triggerOf } from './request.ts';
 
 const CONTROL_WAIT_MS = 10_000;
@@ -74,6 +76,11 @@ export function controlRoutes(ctx: SimContext, calls: CallCounter): FastifyPlugi
         const outcome = await action(ctx, request.params.id, triggerOf(request));
         return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
       },
+    );
+
+    /** Moves a customer's clock ahead within its periods (clock-control.ts). */
+    app.post<{ Params: { id: string } }>('/customers/:id/advance', async (request) =>
+      advanceCustomerClock(ctx, request.params.id, paramsOf(request).to),
     );
 
     /** Pays an open checkout session as the page's Pay button does. */

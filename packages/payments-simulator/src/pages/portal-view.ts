@@ -3,18 +3,18 @@
 // scheduled for its period's end, with the buttons the session's configuration offers (switch
 // between the configured prices, now or from the period's end; keep the current plan instead of a
 // scheduled change; cancel at period end, renew again, cancel now), the card with a form to
-// replace it and recent invoices with their discount and tax when it offers them, and the link
+// replace it and recent invoices (laid out in lines by invoice-lines.ts) when it offers them, and the link
 // back to the merchant's return URL.
 import type Stripe from 'stripe';
 import { TEST_CARDS } from '../card-update.ts';
 import type { NextCharge } from '../next-charge.ts';
 import { planTitle, unitOf } from '../objects/catalog.ts';
 import type { AppliedDiscount } from '../objects/charge.ts';
-import { SIMULATED_TAX } from '../objects/offers.ts';
 import { itemOf, scheduledEnd } from '../objects/subscriptions.ts';
 import type { PortalRules } from '../portal-rules.ts';
 import type { PendingChange } from '../schedule-lifecycle.ts';
 import { discountName, perPeriod, planAt } from './charge-words.ts';
+import { invoiceLines } from './invoice-lines.ts';
 import { dateOf, html, money, type Html } from './layout.ts';
 
 /**
@@ -122,32 +122,6 @@ function subscriptionCard(view: PortalView, portalSubscription: PortalSubscripti
     <p>${buttons(view, portalSubscription)}</p></div>`;
 }
 
-/**
- * An invoice's lines, each with its amount, when they say more than its reason: prorations (a plan
- * or quantity change), or a trial's period at nothing.
- */
-function itemLines(invoice: Stripe.Invoice): Html | '' {
-  const lines = invoice.lines.data;
-  const prorated = lines.some((line) => line.parent?.subscription_item_details?.proration);
-  if (!prorated && invoice.subtotal !== 0) return '';
-  return html`<ul class="lines">${lines.map((line) => html`<li>${line.description ?? ''}: ${money(line.amount, line.currency)}</li>`)}</ul>`;
-}
-
-/** "Subtotal $15.00 · SAVE20 (20% off forever) −$3.00 · Sales tax $1.20", for an invoice with either. */
-function adjustmentLines(invoice: Stripe.Invoice, discounts: PortalView['discounts']): Html | '' {
-  const currency = invoice.currency;
-  if (invoice.subtotal === 0) return '';
-  const discount = (invoice.total_discount_amounts ?? []).map((each) => {
-    const applied = discounts.get(String(each.discount));
-    return ` · ${applied === undefined ? 'Discount' : discountName(applied)} −${money(each.amount, currency)}`;
-  });
-  const tax = (invoice.total_taxes ?? []).map(
-    (each) => ` · ${SIMULATED_TAX.name} ${money(each.amount, currency)}`,
-  );
-  if (discount.length + tax.length === 0) return '';
-  return html`<p class="adjustments">Subtotal ${money(invoice.subtotal, currency)}${discount}${tax}</p>`;
-}
-
 function cardSection(view: PortalView): Html {
   const cards = Object.entries(TEST_CARDS).map(
     ([last4, card]) => html`<option value="${last4}">${card.label} •••• ${last4}</option>`,
@@ -161,7 +135,7 @@ function cardSection(view: PortalView): Html {
 function invoiceSection(view: PortalView): Html {
   return html`<h2>Invoice history</h2>
     <table><tr><th>Date</th><th>Amount</th><th>Status</th><th>Reason</th></tr>
-    ${view.invoices.map((i) => html`<tr><td class="small">${dateOf(i.created)}</td><td>${money(i.total, i.currency)}</td><td><span class="badge ${i.status ?? ''}">${i.status}</span></td><td class="small muted">${(i.billing_reason ?? '').replaceAll('_', ' ')}${adjustmentLines(i, view.discounts)}${itemLines(i)}</td></tr>`)}
+    ${view.invoices.map((i) => html`<tr><td class="small">${dateOf(i.created)}</td><td>${money(i.total, i.currency)}</td><td><span class="badge ${i.status ?? ''}">${i.status}</span></td><td class="small muted">${(i.billing_reason ?? '').replaceAll('_', ' ')}${invoiceLines(i, view.discounts)}</td></tr>`)}
     ${view.invoices.length === 0 ? html`<tr><td colspan="4" class="muted">None yet.</td></tr>` : ''}</table>`;
 }
 
