@@ -1,6 +1,5 @@
 // An invoice in the portal's history as Stripe's invoice preview lays it out: each line with its
-// description and amount, a line's discount just under the line it applies to, then the subtotal,
-// the discount, the tax and the total. A proration is already net of the discount (Stripe's
+// description and amount, then the subtotal, each discount once, the tax and the total. A proration is already net of the discount (Stripe's
 // prorations are not discountable: the credit is of what was paid), so its line says so; without
 // that, a "-$12.00" credit beside a "SAVE20 -$30.00" reads as if the discount were missed.
 import type Stripe from 'stripe';
@@ -22,18 +21,10 @@ const nameOf = (discounts: Discounts, id: unknown): string => {
 const proration = (line: Stripe.InvoiceLineItem): boolean =>
   line.parent?.subscription_item_details?.proration === true;
 
-/** A line, with its own discount under it; a proration says the discount is already in it. */
-function lineRows(line: Stripe.InvoiceLineItem, discounts: Discounts, codes: string): Html {
-  const own = (line.discount_amounts ?? []).filter((each) => each.amount > 0);
+/** A line; a proration says the discount is already in it. */
+function lineRow(line: Stripe.InvoiceLineItem, codes: string): Html {
   const net = proration(line) && codes !== '' ? ` (after ${codes})` : '';
-  const discountRows = own.map((each) =>
-    row(
-      `${nameOf(discounts, each.discount)}`,
-      `−${money(each.amount, line.currency)}`,
-      'line-discount',
-    ),
-  );
-  return html`${row(`${line.description ?? ''}${net}`, money(line.amount, line.currency))}${discountRows}`;
+  return row(`${line.description ?? ''}${net}`, money(line.amount, line.currency));
 }
 
 /** Whether the invoice says more than its total: prorations, a discount, tax, or nothing charged. */
@@ -57,7 +48,7 @@ export function invoiceLines(invoice: Stripe.Invoice, discounts: Discounts): Htm
       return applied?.promotionCode?.code ?? applied?.coupon.name ?? 'the discount';
     })
     .join(', ');
-  const lines = invoice.lines.data.map((line) => lineRows(line, discounts, codes));
+  const lines = invoice.lines.data.map((line) => lineRow(line, codes));
   const discountTotals = totalDiscounts.map((each) =>
     row(nameOf(discounts, each.discount), `−${money(each.amount, currency)}`, 'discount'),
   );

@@ -59,7 +59,7 @@ input[type=email],input[type=text]{width:100%;font:inherit;border:1px solid #cfd
 button{font:inherit;cursor:pointer;border-radius:6px;border:1px solid #cfd7df;background:#fff;padding:6px 12px}button.primary{width:100%;background:#635bff;border-color:#635bff;color:#fff;font-weight:600;padding:12px}
 button.link{border:0;background:none;color:#635bff;padding:0}td button{font-size:12px;padding:3px 8px;margin:2px 0}button.danger{color:#b3093c}form.inline{display:inline}
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #e3e8ee;border-radius:8px}th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #eef1f4;font-size:13px;vertical-align:top}
-table.invoice-lines{margin-top:6px;border:0}table.invoice-lines td{padding:2px 6px;font-size:12px}table.invoice-lines td.amount{text-align:right;white-space:nowrap}table.invoice-lines .line-discount td:first-child{padding-left:18px}table.invoice-lines .subtotal td{border-top:1px solid #e3e8ee}table.invoice-lines .total td{font-weight:600;color:#1a1f36}
+table.invoice-lines{margin-top:6px;border:0}table.invoice-lines td{padding:2px 6px;font-size:12px}table.invoice-lines td.amount{text-align:right;white-space:nowrap}table.invoice-lines .subtotal td{border-top:1px solid #e3e8ee}table.invoice-lines .total td{font-weight:600;color:#1a1f36}
 th{color:#697386;font-weight:600}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}.notice{background:#e8f0fe;border:1px solid #c3d5fb;border-radius:6px;padding:10px 14px;margin:16px 0}`;
 
 function renderPage(title: string, body: Html): string {
