@@ -20,16 +20,7 @@ export {
 } from './config/defaults.ts';
 export { isLoopback } from './config/kinds.ts';
 
-export type {
-  AppEventsConfig,
-  Config,
-  DatabaseConfig,
-  IdentityConfig,
-  MetricsConfig,
-  OrganizationsConfig,
-  PaymentsConfig,
-  ReachableDatabaseConfig,
-} from './config/types.ts';
+export type * from './config/types.ts';
 
 /** A configuration refused: one line per variable at fault, each naming it. */
 export class ConfigError extends Error {

@@ -1,6 +1,8 @@
 // Requests as a member of an organisation: the development identity provider's tokens with the
 // claims `npm run token -- --org <id> --role <role>` mints (org_id, org_role).
 import type { InjectOptions } from 'fastify';
+import type { PaymentsProvider } from '../../src/domain/ports/payments-provider.ts';
+import { SeatSync, type SeatSyncTiming } from '../../src/domain/seats/seat-sync.ts';
 import { bearer, type TestApp } from './app.ts';
 
 /** A token for `sub` naming `org` (undefined: none), with `role` when given. */
@@ -60,3 +62,24 @@ export async function orgSubscriptionId(t: TestApp, org: string): Promise<string
   );
   return row!.id;
 }
+
+/**
+ * A seat engine on the test app's store and provider (or `payments`), as the service builds one,
+ * with the timing a test needs: by default it looks at once, with no burst to settle.
+ */
+export const seatEngine = (
+  t: TestApp,
+  holder: string,
+  timing: Partial<SeatSyncTiming> = { quietMs: 0, maxWaitMs: 0 },
+  payments: PaymentsProvider = t.composition.payments,
+) =>
+  new SeatSync({
+    store: t.composition.store,
+    payments,
+    log: t.composition.logger,
+    policy: t.composition.policy,
+    metrics: t.composition.services.metrics,
+    holder,
+    settings: t.config.organizations!.seats,
+    timing,
+  });

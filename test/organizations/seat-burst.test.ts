@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEV_SERVICE_CLIENT } from '../../src/config.ts';
-import { SeatSync } from '../../src/domain/seats/seat-sync.ts';
+import type { SeatSync } from '../../src/domain/seats/seat-sync.ts';
 import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { orgBilling, orgPost, orgSubscriptionId } from '../helpers/organizations.ts';
+import { orgBilling, orgPost, orgSubscriptionId, seatEngine } from '../helpers/organizations.ts';
 import { providerCalls, resetProviderCalls, simulatorClient } from '../helpers/simulator-client.ts';
 
 const UPDATE = 'POST /v1/subscriptions/:id';
@@ -22,16 +22,7 @@ describe(`a long burst of seat reports (${databaseLabel})`, () => {
   before(async () => {
     t = await buildTestApp({ BILLING_SEATS: 'reported', BILLING_SEAT_MINIMUM: '1' });
     await deliverWebhooks(t);
-    sync = new SeatSync({
-      store: t.composition.store,
-      payments: t.composition.payments,
-      log: t.composition.logger,
-      policy: t.composition.policy,
-      metrics: t.composition.services.metrics,
-      holder: 'seat-burst-test',
-      settings: t.config.organizations!.seats,
-      timing: { everyMs: 50, quietMs: 400, maxWaitMs: 1_000 },
-    });
+    sync = seatEngine(t, 'seat-burst-test', { everyMs: 50, quietMs: 400, maxWaitMs: 1_000 });
   });
   after(async () => {
     await sync.stop();

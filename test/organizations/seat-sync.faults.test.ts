@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { reconcile } from '../../src/domain/billing/reconcile.ts';
 import type { PaymentsProvider } from '../../src/domain/ports/payments-provider.ts';
-import { SeatSync } from '../../src/domain/seats/seat-sync.ts';
+import type { SeatSync } from '../../src/domain/seats/seat-sync.ts';
 import { operatorDeps } from '../helpers/cli.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {
   buildAppWithFaultyProvider,
   type AppWithFaultyProvider,
 } from '../helpers/faulty-provider.ts';
-import { orgBilling, orgPost, orgSubscriptionId } from '../helpers/organizations.ts';
+import { orgBilling, orgPost, orgSubscriptionId, seatEngine } from '../helpers/organizations.ts';
 import { quantityChanges } from '../helpers/simulator-client.ts';
 
 const UPDATE = /^\/v1\/subscriptions\/sub_[^/]+$/;
@@ -29,17 +29,8 @@ describe(`the seat engine under faults (${databaseLabel})`, () => {
 
   const t = () => setup.t;
   const front = () => setup.provider.front;
-  const engine = (holder: string, payments: PaymentsProvider = t().composition.payments) =>
-    new SeatSync({
-      store: t().composition.store,
-      payments,
-      log: t().composition.logger,
-      policy: t().composition.policy,
-      metrics: t().composition.services.metrics,
-      holder,
-      settings: t().config.organizations!.seats,
-      timing: { quietMs: 0, maxWaitMs: 0, leaseMs: 1_500 },
-    });
+  const engine = (holder: string, payments?: PaymentsProvider) =>
+    seatEngine(t(), holder, { quietMs: 0, maxWaitMs: 0, leaseMs: 1_500 }, payments);
   const join = (org: string, sub: string) => orgBilling(t(), sub, { org, role: 'member' });
 
   /** An organisation of `members` that paid (no webhooks here: a reconciliation stores it). */

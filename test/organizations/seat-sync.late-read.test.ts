@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DEV_SERVICE_CLIENT } from '../../src/config.ts';
-import { SeatSync } from '../../src/domain/seats/seat-sync.ts';
+import type { SeatSync } from '../../src/domain/seats/seat-sync.ts';
 import { bearer } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { databaseLabel } from '../helpers/database.ts';
@@ -15,7 +15,7 @@ import {
   buildAppWithFaultyProvider,
   type AppWithFaultyProvider,
 } from '../helpers/faulty-provider.ts';
-import { orgBilling, orgPost, orgSubscriptionId } from '../helpers/organizations.ts';
+import { orgBilling, orgPost, orgSubscriptionId, seatEngine } from '../helpers/organizations.ts';
 import { deliver, type FixtureEvent } from '../helpers/stripe-fixtures.ts';
 
 /** A promise and the function that resolves it. */
@@ -34,16 +34,7 @@ describe(`the seat engine and a provider read dated after its data (${databaseLa
       BILLING_SEAT_MINIMUM: '2',
     });
     const t = setup.t;
-    sync = new SeatSync({
-      store: t.composition.store,
-      payments: t.composition.payments,
-      log: t.composition.logger,
-      policy: t.composition.policy,
-      metrics: t.composition.services.metrics,
-      holder: 'late-read-test',
-      settings: t.config.organizations!.seats,
-      timing: { quietMs: 0, maxWaitMs: 0 },
-    });
+    sync = seatEngine(t, 'late-read-test');
   });
   after(() => setup.close());
 

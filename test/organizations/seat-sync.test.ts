@@ -5,11 +5,11 @@
 // pushed for a subscription that is not live; a quantity changed at the provider is pushed back.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SeatSync } from '../../src/domain/seats/seat-sync.ts';
+import type { SeatSync } from '../../src/domain/seats/seat-sync.ts';
 import { buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { databaseLabel } from '../helpers/database.ts';
-import { orgBilling, orgPost, orgSubscriptionId } from '../helpers/organizations.ts';
+import { orgBilling, orgPost, orgSubscriptionId, seatEngine } from '../helpers/organizations.ts';
 import {
   providerCalls,
   quantityChanges,
@@ -26,16 +26,7 @@ describe(`the seat engine (${databaseLabel})`, () => {
     t = await buildTestApp();
     await deliverWebhooks(t);
     // The service's own engine waits for a burst to settle; this one looks at once.
-    sync = new SeatSync({
-      store: t.composition.store,
-      payments: t.composition.payments,
-      log: t.composition.logger,
-      policy: t.composition.policy,
-      metrics: t.composition.services.metrics,
-      holder: 'seat-sync-test',
-      settings: t.config.organizations!.seats,
-      timing: { quietMs: 0, maxWaitMs: 0 },
-    });
+    sync = seatEngine(t, 'seat-sync-test');
   });
   after(() => t.close());
 
