@@ -29,6 +29,9 @@ import { checkoutRoutes } from './http/routes/checkout.ts';
 import { portalRoutes } from './http/routes/portal.ts';
 import { organizationBillingRoutes } from './http/routes/organization-billing.ts';
 import { seatRoutes } from './http/routes/seats.ts';
+import { creditRoutes } from './http/routes/credits.ts';
+import type { CreditSpends } from './domain/credits/credit-spends.ts';
+import type { CreditsService } from './domain/credits/credits-service.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { metricsRoutes, observeRequests, type MetricsAccess } from './http/routes/metrics.ts';
 import { usersRoutes } from './http/routes/users.ts';
@@ -44,6 +47,8 @@ export interface Services {
   summaries: SubscriptionSummaryService;
   organizations: OrganizationBilling;
   seatReports: SeatReports;
+  credits: CreditsService;
+  creditSpends: CreditSpends;
   webhooks: WebhookService;
   /** What the services count. */
   metrics: Metrics;
@@ -68,6 +73,8 @@ export interface HttpSettings {
   /** The scope a backend's token needs to report seat counts. */
   /** Who is the application's backend (seat reports). */
   serviceAccess: ServiceAccess;
+  /** Who may spend credits: the backend's clients, with the credits scope. */
+  creditsAccess: ServiceAccess;
   /** Where the per-user limits are counted: the shared database, so every instance counts alike. */
   limitCounter: HitCounter;
   /** Longest a client may take to send a whole request (headers and body); then 408 and close. */
@@ -154,6 +161,16 @@ export async function buildApp(
   await app.register(seatRoutes(services.seatReports, services.verifier, http.serviceAccess), {
     prefix: '/api/v1',
   });
+  await app.register(
+    creditRoutes({
+      credits: services.credits,
+      spends: services.creditSpends,
+      verifier: services.verifier,
+      access: http.creditsAccess,
+      perUserPerMinute: http.checkoutRateLimit,
+    }),
+    { prefix: '/api/v1' },
+  );
   await app.register(webhookRoutes(services.webhooks), { prefix: '/api/v1' });
   for (const plugin of devRoutes) await app.register(plugin);
   return app;

@@ -8,6 +8,7 @@ import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { UNREAD_METRICS } from './adapters/metrics/unread.ts';
+import type { PackPrices } from './domain/credits/pack-prices.ts';
 import { PortalConfigurationId } from './domain/billing/portal-configuration.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
@@ -37,6 +38,7 @@ import {
   backgroundJobs,
   httpSettings,
   instanceName,
+  packPrices,
   routeServices,
   type ServiceAdapters,
   webhookService,
@@ -124,6 +126,13 @@ async function startPortalConfiguration(
   return portal;
 }
 
+/** The packs' prices, checked against the provider now where it answers. */
+async function startPackPrices(config: Config, adapters: ServiceAdapters): Promise<PackPrices> {
+  const prices = packPrices(config, adapters);
+  await prices.startUp();
+  return prices;
+}
+
 interface Started {
   simulator: SimulatorInService | null;
   events: AppEvents | null;
@@ -160,6 +169,7 @@ async function composeServiceOn(
     verifier: identity.verifier,
     policy,
     portalConfiguration: await startPortalConfiguration(config, adapters),
+    prices: await startPackPrices(config, adapters),
   });
   const { db, store, payments } = adapters;
   const jobs = backgroundJobs(config, adapters, { events, policy });

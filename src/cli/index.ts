@@ -4,6 +4,7 @@
 // (1: the command failed, 2: the command line was wrong).
 import { parseArgs } from 'node:util';
 import { UsageError, type Command, type CommandInput, type CommandIo } from './command.ts';
+import { creditsCommand } from './commands/credits.ts';
 import { eventsCommand } from './commands/events.ts';
 import { linkCustomerCommand } from './commands/link-customer.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   linkCustomerCommand,
   replayEventsCommand,
   eventsCommand,
+  creditsCommand,
 ];
 
 const usageLine = (command: Command) =>
@@ -44,10 +46,18 @@ function overview(): string {
 const commandHelp = (command: Command) =>
   `usage: ${usageLine(command)}\n\n${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.\n${command.help}`;
 
+/** A negative number (`credits adjust ... -20`) is an argument, never an option: put after `--`. */
+function negativeNumbersLast(args: string[]): string[] {
+  if (args.includes('--')) return args;
+  const negative = (arg: string) => /^-[0-9]+$/.test(arg);
+  const numbers = args.filter(negative);
+  return numbers.length === 0 ? args : [...args.filter((arg) => !negative(arg)), '--', ...numbers];
+}
+
 function parse(command: Command, args: string[]): CommandInput & { help: boolean } {
   try {
     const { values, positionals } = parseArgs({
-      args,
+      args: negativeNumbersLast(args),
       options: { ...command.options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,

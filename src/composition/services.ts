@@ -31,6 +31,12 @@ import { FREE_TIER } from '../domain/billing/tier.ts';
 import type { EventPolicy } from '../domain/events/subject-changes.ts';
 import { DeliveryWorker } from '../domain/events/delivery-worker.ts';
 import { SeatSync } from '../domain/seats/seat-sync.ts';
+import { entitlementsOf } from '../domain/billing/entitlements.ts';
+import { CreditHolders } from '../domain/credits/credit-holders.ts';
+import type { CreditsPolicy } from '../domain/credits/credit-packs.ts';
+import { CreditSpends } from '../domain/credits/credit-spends.ts';
+import { CreditsService } from '../domain/credits/credits-service.ts';
+import { PackPrices } from '../domain/credits/pack-prices.ts';
 
 /** The adapters a service is built from. */
 export interface ServiceAdapters extends DatabaseAdapters {
@@ -41,6 +47,20 @@ export interface ServiceAdapters extends DatabaseAdapters {
   payments: PaymentsProvider;
   logger: Logger;
 }
+
+/** The packs for sale and each tier's grant, counted where metrics are read. */
+export const creditsPolicy = (config: Config, metrics: Metrics): CreditsPolicy => ({
+  packs: config.creditPacks,
+  creditsOf: (tier) => entitlementsOf(tier, config.entitlements).credits,
+  metrics,
+});
+
+/** What each pack costs, learnt from the provider (startUp checks the packs' prices). */
+export const packPrices = (
+  config: Config,
+  { payments, logger }: Pick<ServiceAdapters, 'payments' | 'logger'>,
+): PackPrices =>
+  new PackPrices(payments, config.creditPacks, config.catalog[0]?.price ?? null, logger);
 
 export function webhookService(
   config: Config,
@@ -55,9 +75,33 @@ export function webhookService(
     payments,
     settings: config.payments,
     policy,
+    credits: creditsPolicy(config, metrics),
     log: logger,
     metrics,
   });
+}
+
+function creditServices(
+  config: Config,
+  { store, payments, metrics }: ServiceAdapters,
+  { members, policy, prices }: { members: Members; policy: EventPolicy; prices: PackPrices },
+) {
+  const holders = new CreditHolders(members, store, policy, {
+    organizationIssuer: config.organizations?.issuer ?? null,
+    defaultPlan: config.defaultPlan,
+  });
+  const credits = creditsPolicy(config, metrics);
+  return {
+    credits: new CreditsService({
+      store,
+      holders,
+      payments,
+      policy: credits,
+      prices,
+      settings: { ...config, managerRoles: config.organizations?.managerRoles ?? [] },
+    }),
+    creditSpends: new CreditSpends(store, holders, credits, metrics),
+  };
 }
 
 export function routeServices(
@@ -67,10 +111,12 @@ export function routeServices(
     verifier,
     policy,
     portalConfiguration,
+    prices,
   }: {
     verifier: TokenVerifier;
     policy: EventPolicy;
     portalConfiguration: PortalConfigurationId;
+    prices: PackPrices;
   },
 ): Services {
   const { db, store, payments, metrics, scrape } = adapters;
@@ -112,6 +158,7 @@ export function routeServices(
       store,
       organizations && { issuer: organizations.issuer, mode: organizations.seats.mode },
     ),
+    ...creditServices(config, adapters, { members, policy, prices }),
     webhooks: webhookService(config, adapters, policy),
     metrics,
     scrape,
@@ -124,6 +171,7 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
     corsOrigins: config.corsOrigins,
     checkoutRateLimit: config.checkoutRateLimit,
     serviceAccess: { scope: config.serviceScope, clients: config.serviceClients },
+    creditsAccess: { scope: config.creditsScope, clients: config.serviceClients },
     limitCounter: limitCounts,
     requestTimeoutMs: config.requestTimeoutMs,
     // Without a token the API port serves /metrics only on loopback in development: names of this machine only.

@@ -22,7 +22,7 @@ import {
 import type { Offered } from './entitlements.ts';
 import type { Settings } from './environment.ts';
 import { durationMs, isLoopback } from './kinds.ts';
-import { checkoutPrices, tierPrices, trialEntries } from './lists.ts';
+import { checkoutPrices, packPrices, tierPrices, trialEntries } from './lists.ts';
 
 function database(settings: Settings, dataDir: string): DatabaseConfig {
   const { DATABASE_URL: url, DATABASE_POOL_SIZE: poolSize } = settings;
@@ -163,6 +163,8 @@ export function buildConfig(settings: Settings, offered: Offered): Config {
     organizations: organizations(s, [...prices.keys()]),
     serviceScope: s.BILLING_SERVICE_SCOPE,
     serviceClients: serviceClients(s),
+    creditsScope: s.BILLING_CREDITS_SCOPE,
+    creditPacks: packPrices(s.BILLING_CREDIT_PACKS, s.PAYMENTS_API_KEY === undefined),
     payments: payments(s),
     webhookSecrets: s.PAYMENTS_WEBHOOK_SECRET ?? [SIMULATOR_WEBHOOK_SECRET],
     prices,

@@ -8,6 +8,10 @@ export const SIMULATOR_WEBHOOK_SECRET = 'whsec_local_simulator';
 /** Each tier by the month and by the year, so the portal offers both intervals on `npm start`. */
 export const SIMULATOR_PRICES =
   'pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year';
+
+/** The simulator's own credit packs (its one-time prices), sold when no PAYMENTS_API_KEY is set. */
+export const SIMULATOR_CREDIT_PACKS =
+  'small=price_sim_credits_small:500,large=price_sim_credits_large:2500';
 export const DEV_IDP_AUDIENCE = 'billing-service-dev';
 /** The client `npm run token -- --service` signs for: the development backend. */
 export const DEV_SERVICE_CLIENT = 'billing-dev-backend';

@@ -37,12 +37,19 @@ const Tier = Type.Object(
         problem: 'must be an object of limits, e.g. {"projects": 20}',
       }),
     ),
+    credits: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10_000_000,
+        problem: 'must be the credits the tier grants each period: an integer, 0 to 10000000',
+      }),
+    ),
   },
   {
-    propertyNames: Type.Enum(['features', 'limits'], {
-      problem: 'is not allowed: a tier has only "features" and "limits"',
+    propertyNames: Type.Enum(['features', 'limits', 'credits'], {
+      problem: 'is not allowed: a tier has only "features", "limits" and "credits"',
     }),
-    problem: 'must be an object with "features" and "limits"',
+    problem: 'must be an object with "features", "limits" and "credits"',
   },
 );
 
@@ -107,9 +114,13 @@ function parseEntitlements(text: string, tiers: readonly string[]): EntitlementT
   if (error !== undefined) throw new EntitlementsFileError(describe(document, schema, error));
   return new Map(
     Object.entries(document as Type.Static<typeof schema>).map(
-      ([tier, { features = [], limits = {} }]) => [
+      ([tier, { features = [], limits = {}, credits = 0 }]) => [
         tier,
-        Object.freeze({ features: Object.freeze(features), limits: Object.freeze(limits) }),
+        Object.freeze({
+          features: Object.freeze(features),
+          limits: Object.freeze(limits),
+          credits,
+        }),
       ],
     ),
   );

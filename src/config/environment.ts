@@ -166,6 +166,21 @@ export const ENVIRONMENT = Type.Object({
       description: "the OAuth clients whose tokens are the application's backend",
     }),
   ),
+  BILLING_CREDIT_PACKS: Type.Optional(
+    list(
+      Type.String({ pattern: '^[a-z0-9_-]{1,32}\\s*=\\s*price_[A-Za-z0-9_]+\\s*:\\s*\\d{1,8}$' }),
+      {
+        problem: 'must look like "small=price_123:500,large=price_456:2500"',
+        description: 'the credit packs for sale: name, one-time price id, credits added',
+      },
+    ),
+  ),
+  BILLING_CREDITS_SCOPE: text({
+    default: 'billing:credits',
+    pattern: '^[\\x21-\\x7e]{1,255}$',
+    problem: 'must be one scope: printable characters, no spaces',
+    description: 'the scope a token needs to spend credits',
+  }),
   APP_WEBHOOK_URL: Type.Optional(
     endpointUrl({ description: "the application's endpoint for outbound events" }),
   ),

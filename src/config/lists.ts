@@ -1,6 +1,6 @@
 // The two variables whose text is a small language of its own, read the same way by the schema,
 // the rules and the Config built from them.
-import { SIMULATOR_PRICES } from './defaults.ts';
+import { SIMULATOR_CREDIT_PACKS, SIMULATOR_PRICES } from './defaults.ts';
 
 export const INTERVALS = ['month', 'year'] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -38,6 +38,23 @@ export function checkoutPrices(
   for (const { tier, price, interval: its } of catalog)
     if (!prices.has(tier) || its === interval) prices.set(tier, price);
   return prices;
+}
+
+/** A pack of BILLING_CREDIT_PACKS: its name, its one-time price, the credits it adds. */
+export interface PackPrice {
+  name: string;
+  price: string;
+  credits: number;
+}
+
+/** BILLING_CREDIT_PACKS's entries, `small=price_a:500`, in order; unset, the simulator's own when it sells. */
+export function packPrices(entries: readonly string[] | undefined, simulator: boolean): PackPrice[] {
+  const given = entries ?? (simulator ? SIMULATOR_CREDIT_PACKS.split(',') : []);
+  return given.map((entry) => {
+    const [name, rest] = entry.split('=').map((part) => part.trim());
+    const [price, credits] = rest!.split(':').map((part) => part.trim());
+    return { name: name!, price: price!, credits: Number(credits) };
+  });
 }
 
 /** BILLING_TRIAL_DAYS's entries: `14` (every tier: tier null) or `pro=14,team=7`. */

@@ -4,7 +4,7 @@
 import { isLoopback } from './kinds.ts';
 import { IN_MEMORY, SIMULATOR_WEBHOOK_SECRET } from './defaults.ts';
 import type { Settings, Variable } from './environment.ts';
-import { tierNames, tierPrices, trialEntries } from './lists.ts';
+import { packPrices, tierNames, tierPrices, trialEntries } from './lists.ts';
 import { quoted, type Problems } from './problems.ts';
 
 interface Rule {
@@ -83,6 +83,7 @@ const RULES: Rule[] = [
   needs('METRICS_HOST', 'METRICS_PORT'),
   requiredWith('BILLING_PRICES', 'PAYMENTS_API_KEY', ' (e.g. pro=price_123)'),
   { variable: 'BILLING_PRICES', reads: [], check: pricesProblem },
+  { variable: 'BILLING_CREDIT_PACKS', reads: ['BILLING_PRICES'], check: packsProblem },
   { variable: 'BILLING_DEFAULT_PLAN', reads: TIER_VARIABLES, check: defaultPlanProblem },
   { variable: 'BILLING_ORG_PLAN', reads: TIER_VARIABLES, check: orgPlanProblem },
   // The development identity provider has organisation claims of its own (build.ts); a real one
@@ -118,6 +119,20 @@ const RULES: Rule[] = [
     'must be https:// when NODE_ENV=production (http:// only for a loopback address)',
   ),
 ];
+
+function packsProblem(settings: Settings): string | undefined {
+  const packs = packPrices(settings.BILLING_CREDIT_PACKS, false);
+  const outOfRange = packs.find(({ credits }) => credits < 1 || credits > 10_000_000);
+  if (outOfRange !== undefined)
+    return `gives pack "${outOfRange.name}" ${outOfRange.credits} credits: 1 to 10000000`;
+  const twice = repeated(packs.map(({ name }) => name));
+  if (twice !== undefined) return `names pack "${twice}" twice`;
+  const prices = new Set(tierPrices(settings.BILLING_PRICES).map(({ price }) => price));
+  const recurring = packs.find(({ price }) => prices.has(price));
+  if (recurring !== undefined)
+    return `names ${recurring.price}, a price of BILLING_PRICES: a pack's price is one-time`;
+  return undefined;
+}
 
 function pricesProblem(settings: Settings): string | undefined {
   if (tiers(settings).includes('free')) return 'cannot name a tier "free": it is the unpaid tier';

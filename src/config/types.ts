@@ -1,5 +1,5 @@
 // The configuration the service runs on, as config/build.ts shapes it from checked settings.
-import type { Interval, TierPrice } from './lists.ts';
+import type { Interval, PackPrice, TierPrice } from './lists.ts';
 import type { EntitlementTable } from '../domain/billing/entitlements.ts';
 import type { SeatSettings } from '../domain/seats/desired-seats.ts';
 
@@ -74,6 +74,10 @@ export interface Config {
   serviceScope: string;
   /** The OAuth clients whose tokens are the application's backend (with serviceScope). */
   serviceClients: string[];
+  /** The scope a backend's token needs to spend credits. */
+  creditsScope: string;
+  /** BILLING_CREDIT_PACKS, in order; [] when nothing is for sale. */
+  creditPacks: readonly PackPrice[];
   payments: PaymentsConfig;
   webhookSecrets: string[];
   /**

@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'manager_role_required'
   | 'service_caller_refused'
   | 'seat_reports_off'
+  | 'credits_not_for_sale'
+  | 'idempotency_key_reused'
   | 'nothing_to_manage'
   | 'invalid_signature'
   | 'payload_too_large'

@@ -191,6 +191,12 @@ export interface CheckoutSessionEvent extends EventFacts {
     orgId: string | null;
     customerId: string | null;
     subscriptionId: string | null;
+    /** `payment`: a one-time purchase (a credit pack, named in `creditPack`); `subscription` otherwise. */
+    mode: 'payment' | 'setup' | 'subscription';
+    paymentStatus: 'paid' | 'unpaid' | 'no_payment_required';
+    /** The pack a credit checkout sells (its metadata's `credit_pack`); null for any other. */
+    creditPack: string | null;
+    paymentIntentId: string | null;
   };
 }
 
@@ -223,6 +229,25 @@ export interface InvoiceEvent extends EventFacts {
   kind: 'invoice';
   subscriptionId: string | null;
   customerId: string | null;
+  invoice: {
+    id: string;
+    /** Why it was made: `subscription_create` and `subscription_cycle` open a new period. */
+    billingReason: string | null;
+    /** The subscription's line: its price and the period it bills; null when it has none. */
+    line: { priceId: string; periodEnd: Date } | null;
+  };
+}
+
+/** A charge's event: a refund names the payment it refunds and how much of it is refunded by now. */
+export interface ChargeEvent extends EventFacts {
+  kind: 'charge';
+  charge: {
+    id: string;
+    paymentIntentId: string | null;
+    amount: number;
+    /** Refunded so far, all refunds together. */
+    amountRefunded: number;
+  };
 }
 
 export interface OtherEvent extends EventFacts {
@@ -263,6 +288,7 @@ export type PaymentEvent =
   | SubscriptionEvent
   | ScheduleEvent
   | InvoiceEvent
+  | ChargeEvent
   | OtherEvent
   | SubscriptionNotice
   | ObjectNotice
@@ -276,6 +302,8 @@ export type PaymentEvent =
  */
 export interface HandledEvents {
   'checkout.session.completed': CheckoutSessionEvent;
+  'checkout.session.async_payment_succeeded': CheckoutSessionEvent;
+  'charge.refunded': ChargeEvent;
   'customer.subscription.created': SubscriptionEvent;
   'customer.subscription.updated': SubscriptionEvent;
   'customer.subscription.deleted': SubscriptionEvent;

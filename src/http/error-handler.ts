@@ -66,6 +66,8 @@ function renderDomain(error: DomainError): Rendered {
     case 'subscription_active':
     case 'nothing_to_manage':
     case 'seat_reports_off':
+    case 'credits_not_for_sale':
+    case 'idempotency_key_reused':
       return { status: 409, detail: error.message };
     case 'invalid_signature':
       return { status: 400, detail: error.message };

@@ -2,6 +2,7 @@
 // types from /openapi.json), so they do not change. They are registered once (app.addSchema) and
 // referenced by $id, so Fastify's serializer only ever emits the declared fields.
 import { Type } from 'typebox';
+import { CREDIT_SCHEMAS } from './credit-schemas.ts';
 
 export const UserSchema = Type.Object(
   {
@@ -244,6 +245,7 @@ export const NAMED_SCHEMAS = [
   HTTPValidationErrorSchema,
   ErrorDetailSchema,
   WebhookResponseSchema,
+  ...CREDIT_SCHEMAS,
 ];
 
 export const ref = (id: string) => ({ $ref: `${id}#` });

@@ -159,5 +159,5 @@ export function fieldError(
   msg: string,
   input: unknown,
 ): ValidationErrorItem {
-  return { type, loc: ['body', field], msg, ...echoed(input) };
+  return { type, loc: ['body', ...field.split('.')], msg, ...echoed(input) };
 }

@@ -1,6 +1,7 @@
 // Binds the repositories to a database, and to a transaction when one is asked for.
 import type { Repositories, Store } from '../../domain/ports/store.ts';
 import type { Database, SqlClient } from './sql-client.ts';
+import { creditsRepository } from './repositories/credits.ts';
 import { checkoutSessionsRepository } from './repositories/checkout-sessions.ts';
 import { organizationsRepository } from './repositories/organizations.ts';
 import { outboxRepository, type OutboundEvents } from './repositories/outbox.ts';
@@ -20,6 +21,7 @@ export function bindRepositories(db: SqlClient, outbound: OutboundEvents): Repos
     subscriptions: subscriptionsRepository(db),
     outbox: outboxRepository(db, outbound),
     pendingChanges: pendingChangesRepository(db),
+    credits: creditsRepository(db),
   };
 }
 

@@ -25,6 +25,16 @@ function requestMetrics(registry: Registry): Pick<PrometheusMetrics, 'observeReq
   };
 }
 
+function creditMetrics(registry: Registry): Pick<Metrics, 'credits'> {
+  const credits = new Counter({
+    name: 'credits_total',
+    help: 'Credits granted, purchased, spent, expired, refunded, adjusted and refused, by kind',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  return { credits: (kind, amount) => credits.inc({ kind }, Math.abs(amount)) };
+}
+
 function billingMetrics(registry: Registry): Pick<Metrics, 'webhookEvent' | 'checkoutSession'> {
   const webhookEvents = new Counter({
     name: 'webhook_events_total',
@@ -153,6 +163,7 @@ export function createPrometheusMetrics(poolStats: () => PoolStats): PrometheusM
     ...jobMetrics(registry),
     ...seatMetrics(registry),
     ...outboundMetrics(registry),
+    ...creditMetrics(registry),
   };
   registerPoolGauge(registry, poolStats);
   return metrics;

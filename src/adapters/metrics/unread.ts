@@ -14,4 +14,5 @@ export const UNREAD_METRICS: Metrics = {
   seatUpdate: nothing,
   seatsOutOfSync: nothing,
   outboundEvents: nothing,
+  credits: nothing,
 };

@@ -4,6 +4,7 @@
 // the same way on every redelivery.
 import type Stripe from 'stripe';
 import type {
+  ChargeEvent,
   CheckoutSessionEvent,
   HandledEvents,
   InvoiceEvent,
@@ -17,31 +18,8 @@ import type {
   SubscriptionNotice,
   SubscriptionStatus,
 } from '../../domain/model.ts';
-
-const MAX_UNIX_TIME = 253_402_300_799; // 9999-12-31
-
-/** Our own id carried in provider data (metadata, client_reference_id): absent when empty. */
-function nonEmptyText(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
-function text(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value === '' || value.length > 255)
-    throw new TypeError(`${field} must be a non-empty string`);
-  return value;
-}
-
-function unixTime(value: unknown, field: string): number {
-  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > MAX_UNIX_TIME)
-    throw new TypeError(`${field} must be a unix time`);
-  return value as number;
-}
-
-/** An expandable reference: an id, an object with an id, or nothing. */
-function idOf(value: unknown, field: string): string | null {
-  if (value === null || value === undefined) return null;
-  return text(typeof value === 'object' ? (value as { id?: unknown }).id : value, field);
-}
+import { idOf, nonEmptyText, text, unixTime } from './stripe-fields.ts';
+import { toCharge, toCheckoutSession, toInvoice } from './stripe-purchases.ts';
 
 /**
  * The subscription's customer. A subscription of an Accounts v2 customer names an account
@@ -112,14 +90,17 @@ function invoiceSubscription(invoice: Stripe.Invoice & { subscription?: unknown 
 
 // The SDK's event union, by the kind of domain event each becomes. Stripe.Event is discriminated
 // by `type`, so each family below is the SDK's own list of types and `data.object` is typed in it.
-type CheckoutSessionEventType = 'checkout.session.completed' | 'checkout.session.expired';
-type StripeCheckoutSessionEvent = Extract<Stripe.Event, { type: CheckoutSessionEventType }>;
+type StripeCheckoutSessionEvent = Extract<Stripe.Event, { type: `checkout.session.${string}` }>;
+// A charge's own events (not its disputes', whose object is a dispute).
+type StripeChargeEvent = Extract<Stripe.Event, { type: 'charge.refunded' }>;
 type StripeSubscriptionEvent = Extract<Stripe.Event, { type: `customer.subscription.${string}` }>;
 type StripeInvoiceEvent = Extract<Stripe.Event, { type: `invoice.${string}` }>;
 type StripeScheduleEvent = Extract<Stripe.Event, { type: `subscription_schedule.${string}` }>;
 
 const isCheckoutSessionEvent = (event: Stripe.Event): event is StripeCheckoutSessionEvent =>
-  event.type === 'checkout.session.completed' || event.type === 'checkout.session.expired';
+  event.type.startsWith('checkout.session.');
+const isChargeEvent = (event: Stripe.Event): event is StripeChargeEvent =>
+  event.type === 'charge.refunded';
 const isSubscriptionEvent = (event: Stripe.Event): event is StripeSubscriptionEvent =>
   event.type.startsWith('customer.subscription.');
 const isInvoiceEvent = (event: Stripe.Event): event is StripeInvoiceEvent =>
@@ -130,13 +111,15 @@ const isScheduleEvent = (event: Stripe.Event): event is StripeScheduleEvent =>
 /** The kind of domain event toPaymentEvent makes of an SDK event of type T. */
 type SnapshotKindOf<T extends Stripe.Event['type']> = T extends StripeCheckoutSessionEvent['type']
   ? CheckoutSessionEvent['kind']
-  : T extends StripeSubscriptionEvent['type']
-    ? SubscriptionEvent['kind']
-    : T extends StripeInvoiceEvent['type']
-      ? InvoiceEvent['kind']
-      : T extends StripeScheduleEvent['type']
-        ? ScheduleEvent['kind']
-        : OtherEvent['kind'];
+  : T extends StripeChargeEvent['type']
+    ? ChargeEvent['kind']
+    : T extends StripeSubscriptionEvent['type']
+      ? SubscriptionEvent['kind']
+      : T extends StripeInvoiceEvent['type']
+        ? InvoiceEvent['kind']
+        : T extends StripeScheduleEvent['type']
+          ? ScheduleEvent['kind']
+          : OtherEvent['kind'];
 
 /** The SDK's thin event types (its event notifications). */
 type ThinEventType = Stripe.V2.Core.EventNotification['type'];
@@ -209,22 +192,9 @@ export function toPaymentEvent(event: Stripe.Event): PaymentEvent {
 }
 
 function translate(event: Stripe.Event, base: ReturnType<typeof factsOf>): PaymentEvent {
-  if (isCheckoutSessionEvent(event)) {
-    const session = event.data.object;
-    // An organisation's session names it in its metadata; a user's names the user.
-    const orgId = nonEmptyText(session.metadata?.org_id);
-    return {
-      ...base,
-      kind: 'checkout_session',
-      session: {
-        id: text(session.id, 'session.id'),
-        userId: orgId === null ? nonEmptyText(session.client_reference_id) : null,
-        orgId,
-        customerId: idOf(session.customer, 'session.customer'),
-        subscriptionId: idOf(session.subscription, 'session.subscription'),
-      },
-    };
-  }
+  if (isCheckoutSessionEvent(event))
+    return { ...base, kind: 'checkout_session', session: toCheckoutSession(event.data.object) };
+  if (isChargeEvent(event)) return { ...base, kind: 'charge', charge: toCharge(event.data.object) };
   if (isSubscriptionEvent(event))
     return {
       ...base,
@@ -240,6 +210,7 @@ function translate(event: Stripe.Event, base: ReturnType<typeof factsOf>): Payme
       kind: 'invoice',
       subscriptionId: invoiceSubscription(invoice),
       customerId: idOf(invoice.customer, 'invoice.customer'),
+      invoice: toInvoice(invoice),
     };
   }
   return { ...base, kind: 'other' };

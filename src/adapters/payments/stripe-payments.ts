@@ -1,7 +1,11 @@
 // PaymentsProvider on the Stripe SDK: one line per operation, its failure translated for the
 // domain (stripe-failures.ts). Every creating call carries the caller's idempotency key.
 import type Stripe from 'stripe';
-import type { PaymentsProvider, ProviderPrice } from '../../domain/ports/payments-provider.ts';
+import type {
+  NewPackCheckout,
+  PaymentsProvider,
+  ProviderPrice,
+} from '../../domain/ports/payments-provider.ts';
 import type {
   NewCheckoutSession,
   ObjectNotice,
@@ -65,6 +69,28 @@ export function checkoutSessionParams(
       automatic_tax: { enabled: true },
       customer_update: { address: 'auto', name: 'auto' },
       tax_id_collection: { enabled: true },
+    }),
+  };
+}
+
+/**
+ * A credit pack's checkout: a one-time payment of its price on the subject's customer, the pack
+ * named in the session's metadata and its payment's, so either says what was bought.
+ */
+function packCheckoutParams(input: NewPackCheckout): Stripe.Checkout.SessionCreateParams {
+  const metadata = { ...ownerMetadata(input.owner), credit_pack: input.pack };
+  return {
+    mode: 'payment',
+    customer: input.customerId,
+    client_reference_id: input.owner.id,
+    line_items: [{ price: input.priceId, quantity: 1 }],
+    success_url: input.successUrl,
+    cancel_url: input.cancelUrl,
+    metadata,
+    payment_intent_data: { metadata },
+    ...(input.automaticTax && {
+      automatic_tax: { enabled: true },
+      customer_update: { address: 'auto', name: 'auto' },
     }),
   };
 }
@@ -137,6 +163,8 @@ async function retrievePrice(stripe: Stripe, id: string): Promise<ProviderPrice 
       product: typeof price.product === 'string' ? price.product : price.product.id,
       currency: price.currency,
       interval: count === 1 ? (INTERVALS.find((each) => each === interval) ?? null) : null,
+      oneTime: price.type === 'one_time',
+      unitAmount: price.unit_amount ?? null,
     };
   } catch (error) {
     if ((error as Stripe.errors.StripeError).statusCode === 404) return null;
@@ -163,6 +191,12 @@ export function createStripePayments(stripe: Stripe, log: Pick<Logger, 'error'>)
       call('checkout.sessions.create', async () =>
         toSession(
           await stripe.checkout.sessions.create(checkoutSessionParams(input), { idempotencyKey }),
+        ),
+      ),
+    createPackCheckoutSession: (input, idempotencyKey) =>
+      call('checkout.sessions.create', async () =>
+        toSession(
+          await stripe.checkout.sessions.create(packCheckoutParams(input), { idempotencyKey }),
         ),
       ),
     retrieveCheckoutSession: (id) =>

@@ -68,7 +68,7 @@ function extraClaims(
   return {
     ...(org !== undefined && organizationClaims(config.organizations!, org, roles)),
     ...(service === true && {
-      scope: config.serviceScope,
+      scope: [...new Set([config.serviceScope, config.creditsScope])].join(' '),
       client_id: DEV_SERVICE_CLIENT,
       gty: 'client-credentials',
     }),
@@ -90,8 +90,9 @@ export const tokenCommand: Command = {
     '  --ttl <seconds>     lifetime, default 3600',
     '  --org <id>          the organisation the token names (the org_id claim, or where IDP_ORG_CLAIM says)',
     "  --role <role>       the caller's role there (org_role, or IDP_ORG_ROLE_CLAIM); repeat for several",
-    "  --service           the development backend's token: its scope holds BILLING_SERVICE_SCOPE, its",
-    `                      client_id is ${DEV_SERVICE_CLIENT} (the BILLING_SERVICE_CLIENTS default here; seat reports)`,
+    "  --service           the development backend's token: its scope holds BILLING_SERVICE_SCOPE and",
+    `                      BILLING_CREDITS_SCOPE, its client_id is ${DEV_SERVICE_CLIENT} (the BILLING_SERVICE_CLIENTS`,
+    '                      default here): it reports seats and spends credits',
   ].join('\n'),
   options: {
     sub: { type: 'string' },

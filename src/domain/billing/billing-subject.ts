@@ -2,6 +2,7 @@
 // organisation its members' tokens name. One shape for both, so every operation is written once;
 // what differs (the default plan, the seats, the customer's name, the words of a refusal) is data.
 import type { BillingAccount, Organization, SubjectRef, User } from '../model.ts';
+import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories } from '../ports/store.ts';
 
 export interface BillingSubject {
@@ -56,4 +57,18 @@ export function linkCustomerTo(
   return ref.type === 'user'
     ? repos.users.linkCustomer(ref.id, customerId)
     : repos.organizations.linkCustomer(ref.id, customerId);
+}
+
+/** One provider customer per subject: the idempotency key and the stored link make it one under races. */
+export async function customerOf(
+  subject: BillingSubject,
+  store: Pick<Repositories, 'users' | 'organizations'>,
+  payments: Pick<PaymentsProvider, 'createCustomer'>,
+): Promise<string> {
+  if (subject.account.paymentsCustomerId) return subject.account.paymentsCustomerId;
+  const created = await payments.createCustomer(
+    { owner: subject.ref, ...subject.customer },
+    `customer:${subject.keyPrefix}`,
+  );
+  return (await linkCustomerTo(store, subject.ref, created)) ?? created;
 }

@@ -6,12 +6,13 @@ import { DomainError } from '../errors.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { CheckoutOffer, Organization, Principal, SubjectRef } from '../model.ts';
+import type { CheckoutInput } from './redirect-urls.ts';
 import type { Store } from '../ports/store.ts';
 import type { Members } from '../organizations/members.ts';
-import { linkCustomerTo, userSubject, type BillingSubject } from './billing-subject.ts';
+import { customerOf, userSubject, type BillingSubject } from './billing-subject.ts';
 import { blocksNewCheckout, tierOf, tierRank, type TierPolicy } from './tier.ts';
 import { offerFor, planOf, type OfferSettings } from './offer.ts';
-import { checkRedirectUrl } from './redirect-urls.ts';
+import { checkoutReturnUrls } from './redirect-urls.ts';
 import {
   expireAtProvider,
   recordSession,
@@ -24,10 +25,7 @@ export interface CheckoutSettings extends OfferSettings {
   allowedOrigins: readonly string[];
 }
 
-export interface CheckoutInput {
-  success_url?: string;
-  cancel_url?: string;
-}
+export type { CheckoutInput } from './redirect-urls.ts';
 
 export interface CheckoutDeps {
   store: Store;
@@ -77,7 +75,7 @@ export class CheckoutService {
     resolve: () => Promise<BillingSubject>,
     now = new Date(),
   ): Promise<{ url: string }> {
-    const urls = this.redirectUrls(input);
+    const urls = checkoutReturnUrls(input, this.settings);
     const subject = await resolve();
     if (blocksNewCheckout(subject.account.subscription, now))
       throw new DomainError('subscription_active', subject.alreadySubscribed);
@@ -107,7 +105,7 @@ export class CheckoutService {
     { target, offer }: { target: SessionTarget; offer: CheckoutOffer },
     now: Date,
   ): Promise<string> {
-    const customerId = await this.customerOf(subject);
+    const customerId = await customerOf(subject, this.store, this.payments);
     // Same subject, target and number of closed sessions -> same key, so concurrent clicks get one
     // session from the provider; the count moves only when a session closes, never when a
     // concurrent click records the one they share.
@@ -155,20 +153,6 @@ export class CheckoutService {
       );
   }
 
-  private redirectUrls(input: CheckoutInput): Pick<SessionTarget, 'successUrl' | 'cancelUrl'> {
-    const { appUrl, allowedOrigins } = this.settings;
-    return {
-      successUrl:
-        input.success_url === undefined
-          ? `${appUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`
-          : checkRedirectUrl('success_url', input.success_url, allowedOrigins),
-      cancelUrl:
-        input.cancel_url === undefined
-          ? `${appUrl}/billing/cancel`
-          : checkRedirectUrl('cancel_url', input.cancel_url, allowedOrigins),
-    };
-  }
-
   /** The URL of the subject's open session if it sells the same target and the provider agrees it is open. */
   private async openSession(
     owner: SubjectRef,
@@ -183,15 +167,6 @@ export class CheckoutService {
     return null;
   }
 
-  /** One provider customer per subject: the idempotency key and the stored link make it one under races. */
-  private async customerOf(subject: BillingSubject): Promise<string> {
-    if (subject.account.paymentsCustomerId) return subject.account.paymentsCustomerId;
-    const created = await this.payments.createCustomer(
-      { owner: subject.ref, ...subject.customer },
-      `customer:${subject.keyPrefix}`,
-    );
-    return (await linkCustomerTo(this.store, subject.ref, created)) ?? created;
-  }
 }
 
 function digest(what: SessionTarget & { offer: CheckoutOffer }): string {

@@ -22,10 +22,10 @@ export interface ConfiguredPrice {
   price: string;
 }
 
-/** A price of BILLING_PRICES that the provider contradicts. */
+/** A price of BILLING_PRICES (or of `variable`) that the provider contradicts. */
 export class PriceMismatchError extends Error {
-  constructor(message: string) {
-    super(`Invalid configuration: BILLING_PRICES ${message}`);
+  constructor(message: string, variable = 'BILLING_PRICES') {
+    super(`Invalid configuration: ${variable} ${message}`);
     this.name = 'PriceMismatchError';
   }
 }

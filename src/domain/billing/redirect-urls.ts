@@ -39,3 +39,26 @@ export function checkRedirectUrl(
   }
   return input;
 }
+
+/** Where a checkout sends the user back, as its request may ask. */
+export interface CheckoutInput {
+  success_url?: string;
+  cancel_url?: string;
+}
+
+/** A checkout's return URLs: the request's, once allowed, else the service's own pages. */
+export function checkoutReturnUrls(
+  input: CheckoutInput,
+  { appUrl, allowedOrigins }: { appUrl: string; allowedOrigins: readonly string[] },
+): { successUrl: string; cancelUrl: string } {
+  return {
+    successUrl:
+      input.success_url === undefined
+        ? `${appUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`
+        : checkRedirectUrl('success_url', input.success_url, allowedOrigins),
+    cancelUrl:
+      input.cancel_url === undefined
+        ? `${appUrl}/billing/cancel`
+        : checkRedirectUrl('cancel_url', input.cancel_url, allowedOrigins),
+  };
+}

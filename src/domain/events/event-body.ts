@@ -14,7 +14,9 @@ export type EventData =
   | { type: 'payment.failed'; data: { grace_until: string } }
   | { type: 'trial.will_end'; data: { trial_end: string } }
   | { type: 'seats.changed'; data: { from: number; to: number } }
-  | { type: 'change.scheduled'; data: { pending_change: ScheduledChange } };
+  | { type: 'change.scheduled'; data: { pending_change: ScheduledChange } }
+  | { type: 'credits.purchased'; data: { pack: string; credits: number; balance: number } }
+  | { type: 'credits.depleted'; data: { balance: number } };
 
 /** A change a subscription's schedule makes at the period's end, as GET /billing/subscription says it. */
 export interface ScheduledChange {

@@ -18,7 +18,7 @@ import type { Organization, OrganizationClaim, Principal } from '../model.ts';
 import type { Store } from '../ports/store.ts';
 import { desiredSeats, type SeatCounts, type SeatSettings } from '../seats/desired-seats.ts';
 import type { Members } from './members.ts';
-import { canManage } from './roles.ts';
+import { canManage, requireManager } from './roles.ts';
 
 export interface OrganizationBillingSettings extends SummarySettings {
   /** Null: organisations are off. */
@@ -120,13 +120,7 @@ export class OrganizationBilling {
   }
 
   private requireManager(principal: Principal): void {
-    const { role } = this.namedOrganization(principal);
-    const { managerRoles } = this.settings();
-    if (!canManage(role, managerRoles))
-      throw new DomainError(
-        'manager_role_required',
-        `Managing your organisation's billing needs one of the roles ${managerRoles.join(', ')}; your token gives ${role === null || role.length === 0 ? 'none' : [role].flat().join(', ')}`,
-      );
+    requireManager(this.namedOrganization(principal).role, this.settings().managerRoles);
   }
 
   /** The organisation, seen (and the caller recorded as its member) as on any request naming it. */

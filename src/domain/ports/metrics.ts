@@ -1,4 +1,5 @@
 // What the domain reports for operators to watch; the adapter decides how (Prometheus).
+import type { CreditEntryKind } from './credits.ts';
 import type { OutboxCounts } from './outbox.ts';
 
 export interface Metrics {
@@ -20,4 +21,6 @@ export interface Metrics {
   seatsOutOfSync(organizations: number): void;
   /** The outbox's events by state and the oldest pending one's age, as this instance last counted. */
   outboundEvents(counts: OutboxCounts): void;
+  /** Credits changed, by the kind of entry (`refused`: a spend refused for want of them). */
+  credits(kind: CreditEntryKind | 'refused', amount: number): void;
 }

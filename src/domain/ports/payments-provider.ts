@@ -46,6 +46,21 @@ export interface ProviderPrice {
   currency: string;
   /** `month` or `year` for a price recurring every one of them; null for any other. */
   interval: 'month' | 'year' | null;
+  /** A one-time price (a credit pack's), not a recurring one. */
+  oneTime: boolean;
+  /** In the currency's smallest unit; null when the price has none (tiered, custom). */
+  unitAmount: number | null;
+}
+
+/** A one-time purchase of a credit pack: Checkout in payment mode, the pack's price, quantity 1. */
+export interface NewPackCheckout {
+  customerId: string;
+  owner: SubjectRef;
+  pack: string;
+  priceId: string;
+  successUrl: string;
+  cancelUrl: string;
+  automaticTax: boolean;
 }
 
 /** The prices the service's own billing portal configuration lets a subscription move between. */
@@ -69,6 +84,10 @@ export interface PaymentsProvider {
   ): Promise<string>;
   createCheckoutSession(
     input: NewCheckoutSession,
+    idempotencyKey: string,
+  ): Promise<ProviderCheckoutSession>;
+  createPackCheckoutSession(
+    input: NewPackCheckout,
     idempotencyKey: string,
   ): Promise<ProviderCheckoutSession>;
   retrieveCheckoutSession(id: string): Promise<ProviderCheckoutSession>;

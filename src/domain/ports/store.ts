@@ -7,6 +7,7 @@ import type {
   SubscriptionState,
   User,
 } from '../model.ts';
+import type { CreditsRepository } from './credits.ts';
 import type { OutboxRepository } from './outbox.ts';
 
 export interface UsersRepository {
@@ -14,6 +15,11 @@ export interface UsersRepository {
   upsertByIdpId(idpId: string, email: string): Promise<User>;
   findById(id: string): Promise<User | null>;
   findByIdpId(idpId: string): Promise<User | null>;
+  /**
+   * The user, created on first sight by a backend that knows no e-mail (left empty until the
+   * user's own first request); an existing user's e-mail is never touched.
+   */
+  ensureByIdpId(idpId: string): Promise<User>;
   findByCustomerId(customerId: string): Promise<User | null>;
   /**
    * Stores the provider customer unless the user has one, or the customer belongs to another
@@ -235,6 +241,7 @@ export interface Repositories {
   checkoutSessions: CheckoutSessionsRepository;
   subscriptions: SubscriptionsRepository;
   outbox: OutboxRepository;
+  credits: CreditsRepository;
 }
 
 export interface Store extends Repositories {

@@ -2,7 +2,9 @@
 // (retries for 3 days, a manual resend within 30), so older records go, as do old failure records
 // and the limits' expired windows, in small batches; with outbound events, those delivered or
 // given up go with their attempts after as long as the event records. An event delivered after
-// that is processed again; the ordering guard keeps it from overwriting newer state.
+// that is processed again; the ordering guard keeps it from overwriting newer state. A credit
+// spend's idempotency key goes after 7 days.
+import type { CreditsRepository } from '../ports/credits.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
 import type { Expiring } from '../ports/expiring.ts';
 import type { Metrics } from '../ports/metrics.ts';
@@ -20,6 +22,8 @@ export interface Forgotten {
   limits: number;
   /** Only with outbound events. */
   outboundEvents?: number;
+  /** Credit spends' idempotency keys, kept 7 days. */
+  spendKeys?: number;
 }
 
 export interface RetentionDeps {
@@ -28,11 +32,15 @@ export interface RetentionDeps {
   limits: Expiring | null;
   /** The outbound events, when they are recorded. */
   outbox?: Pick<Outbox, 'forgetSettled'> | null;
+  /** Credit spends' keys; omitted where no credits are kept (a test of the rest). */
+  credits?: Pick<CreditsRepository, 'forgetSpendKeys'>;
   metrics: Metrics;
   now?: () => number;
 }
 
 const DAY_MS = 86_400_000;
+/** A spend's key answers its repeats this long (contract section 14). */
+export const SPEND_KEY_DAYS = 7;
 
 export async function forgetExpired(
   deps: RetentionDeps,
@@ -54,10 +62,16 @@ export async function forgetExpired(
   const limits = deps.limits
     ? await forget('rate_limit_counts', () => deps.limits!.forgetExpired(signal))
     : 0;
-  const { outbox } = deps;
-  if (!outbox) return { events, failures, limits };
+  const { outbox, credits } = deps;
+  const spendKeys = credits
+    ? await forget('credit_spends', () =>
+        credits.forgetSpendKeys(new Date(now - SPEND_KEY_DAYS * DAY_MS), signal),
+      )
+    : undefined;
+  const kept = { events, failures, limits, ...(spendKeys !== undefined && { spendKeys }) };
+  if (!outbox) return kept;
   const outboundEvents = await forget('outbound_events', () =>
     outbox.forgetSettled(new Date(now - days.events * DAY_MS), signal),
   );
-  return { events, failures, limits, outboundEvents };
+  return { ...kept, outboundEvents };
 }

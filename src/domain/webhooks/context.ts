@@ -2,7 +2,10 @@
 // connection held), `apply` does the database work inside the event's transaction. Throwing
 // rolls the whole event back; DecideAgain (delivery-reads.ts) makes the service read what is
 // missing, outside the transaction, and apply again.
-import type { Organization, PaymentEvent, SubjectRef, User } from '../model.ts';
+import { tierOf, type TierPolicy } from '../billing/tier.ts';
+import type { CreditHolder } from '../credits/credit-changes.ts';
+import type { CreditsPolicy } from '../credits/credit-packs.ts';
+import type { Organization, PaymentEvent, SubjectRef, SubscriptionState, User } from '../model.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';
@@ -26,6 +29,8 @@ export interface ApplyContext {
   log: Logger;
   /** What the application is told of the changes the event makes, and when. */
   telling: Telling;
+  /** The packs for sale and each tier's grant: what a purchase, a refund or a paid period adds. */
+  credits: CreditsPolicy;
 }
 
 /**
@@ -54,19 +59,31 @@ export interface PayingSubject {
   /** The user's idp_id, or the organisation's idp_org_id, for logs and operators. */
   idpId: string;
   paymentsCustomerId: string | null;
+  /** The subscription deciding its tier, as the transaction found it. */
+  subscription: SubscriptionState | null;
 }
 
-const ofUser = (user: User): PayingSubject => ({
+export const ofUser = (user: User): PayingSubject => ({
   ref: { type: 'user', id: user.id },
   idpId: user.idpId,
   paymentsCustomerId: user.paymentsCustomerId,
+  subscription: user.subscription,
 });
 
-const ofOrganization = (organization: Organization): PayingSubject => ({
+export const ofOrganization = (organization: Organization): PayingSubject => ({
   ref: { type: 'organization', id: organization.id },
   idpId: organization.idpOrgId,
   paymentsCustomerId: organization.paymentsCustomerId,
+  subscription: organization.subscription,
 });
+
+/** The subject as its credits are kept: named as events name it, with its own tier now. */
+export const creditHolder = (
+  subject: PayingSubject,
+  policy: TierPolicy,
+  now: Date,
+  tier = tierOf(subject.subscription, policy, now),
+): CreditHolder => ({ type: subject.ref.type, id: subject.ref.id, idp_id: subject.idpId, tier });
 
 /** The subject the customer is linked to: a user's or an organisation's customer, never both. */
 async function linkedTo(tx: ApplyContext['tx'], customerId: string): Promise<PayingSubject | null> {

@@ -21,12 +21,15 @@ export async function prepareRead(
     await ctx.reads.fetch(subscriptionId, stored);
 }
 
+/** What syncing a subscription needs of an event's transaction (not the credit rules). */
+export type SyncContext = Omit<ApplyContext, 'credits'>;
+
 /**
  * In the transaction: brings the stored subscription up to the event created at `created`, with
  * the snapshot the event carries (`carried`; null for events that only name the subscription).
  */
 export async function syncSubscription(
-  ctx: ApplyContext,
+  ctx: SyncContext,
   id: string,
   created: number,
   carried: ProviderSubscription | null,
@@ -65,7 +68,7 @@ const stateAsOfEvent = (carried: ProviderSubscription, created: number) => ({
   asOf: created,
 });
 
-const skipped = (ctx: ApplyContext, id: string, created: number) =>
+const skipped = (ctx: SyncContext, id: string, created: number) =>
   ctx.log.debug({ subscription: id, created }, 'event older than the stored subscription: skipped');
 
 /**

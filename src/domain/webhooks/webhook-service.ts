@@ -5,6 +5,7 @@
 // `ignored`, since redelivering it would fail the same way.
 import type { PaymentEvent, UnmappableEvent, WebhookEventRecord } from '../model.ts';
 import { DomainError, UnmappableAnswer } from '../errors.ts';
+import type { CreditsPolicy } from '../credits/credit-packs.ts';
 import type { EventPolicy } from '../events/subject-changes.ts';
 import type { EventLedger } from '../ports/event-ledger.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -29,6 +30,7 @@ export interface WebhookServiceOptions {
   settings: WebhookSettings;
   /** How the changes events make are told to the application. */
   policy: EventPolicy;
+  credits: CreditsPolicy;
   log: Logger;
   metrics: Metrics;
 }
@@ -45,6 +47,7 @@ export class WebhookService {
   private readonly metrics: Metrics;
   private readonly payments: PaymentsProvider;
   private readonly policy: EventPolicy;
+  private readonly credits: CreditsPolicy;
 
   constructor(options: WebhookServiceOptions) {
     this.ledger = options.ledger;
@@ -55,6 +58,7 @@ export class WebhookService {
     this.metrics = options.metrics;
     this.payments = options.payments;
     this.policy = options.policy;
+    this.credits = options.credits;
   }
 
   /**
@@ -166,7 +170,7 @@ export class WebhookService {
       try {
         const telling = { policy: this.policy, cause: null, now: new Date() };
         return await this.ledger.recordOnce(record, (tx) =>
-          handler.apply({ tx, reads, log: this.log, telling }),
+          handler.apply({ tx, reads, log: this.log, telling, credits: this.credits }),
         );
       } catch (error) {
         if (!(error instanceof DecideAgain) || attempt === MAX_ATTEMPTS) throw error;

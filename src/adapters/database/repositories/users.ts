@@ -54,6 +54,17 @@ export function usersRepository(db: SqlClient): UsersRepository {
       if (user === null) throw new Error('user vanished between upsert and read');
       return user;
     },
+    async ensureByIdpId(idpId) {
+      const known = await one(BY_IDP_ID, [idpId]);
+      if (known !== null) return known;
+      await db.query(
+        `INSERT INTO users (idp_id, email) VALUES ($1, '') ON CONFLICT (idp_id) DO NOTHING`,
+        [idpId],
+      );
+      const user = await one(BY_IDP_ID, [idpId]);
+      if (user === null) throw new Error('user vanished between insert and read');
+      return user;
+    },
     findById: (id) => one(BY_ID, [id]),
     findByIdpId: (idpId) => one(BY_IDP_ID, [idpId]),
     findByCustomerId: (customerId) => one(BY_CUSTOMER_ID, [customerId]),

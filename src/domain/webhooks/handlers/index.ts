@@ -3,6 +3,7 @@
 // handler of another kind of event than the one its type is translated to, fails the type check.
 import type { HandledEvents, HandledEventType, PaymentEvent } from '../../model.ts';
 import type { ApplyContext, EventHandler, PrepareContext } from '../context.ts';
+import { chargeRefunded } from './charge-refunded.ts';
 import { checkoutSessionCompleted } from './checkout-session-completed.ts';
 import { customerSubscriptionChanged } from './customer-subscription.ts';
 import { subscriptionNotice } from './subscription-notice.ts';
@@ -13,6 +14,8 @@ import { trialWillEnd } from './trial-will-end.ts';
 export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<HandledEvents[T]> } =
   {
     'checkout.session.completed': checkoutSessionCompleted,
+    'checkout.session.async_payment_succeeded': checkoutSessionCompleted,
+    'charge.refunded': chargeRefunded,
     'customer.subscription.created': customerSubscriptionChanged,
     'customer.subscription.updated': customerSubscriptionChanged,
     'customer.subscription.deleted': customerSubscriptionChanged,

@@ -1,9 +1,11 @@
 // invoice.paid / invoice.payment_failed: the invoice says that something happened to a
 // subscription, not its new state, so the subscription is read from the provider unless what we
-// hold is newer than the invoice. A failure that leaves it past_due starts the grace period.
+// hold is newer than the invoice. A failure that leaves it past_due starts the grace period. A paid
+// invoice that opens a new period grants its tier's credits (period-grant.ts).
 import type { InvoiceEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
 import { prepareRead, syncSubscription } from '../subscription-sync.ts';
+import { grantPaidPeriod } from './period-grant.ts';
 
 export const invoiceSettled: EventHandler<InvoiceEvent> = {
   kind: 'invoice',
@@ -11,7 +13,9 @@ export const invoiceSettled: EventHandler<InvoiceEvent> = {
     if (event.subscriptionId !== null) await prepareRead(ctx, event.subscriptionId, event.created);
   },
   async apply(event, ctx) {
-    if (event.subscriptionId !== null)
-      await syncSubscription(ctx, event.subscriptionId, event.created, null);
+    if (event.subscriptionId === null) return;
+    await syncSubscription(ctx, event.subscriptionId, event.created, null);
+    if (event.type === 'invoice.paid' || event.type === 'v1.invoice.paid')
+      await grantPaidPeriod(event, ctx);
   },
 };
