@@ -3,8 +3,16 @@
 // defaults below. It prints where it listens, logs each webhook delivery as a line of JSON, and
 // closes cleanly on SIGTERM or SIGINT.
 import { parseArgs } from 'node:util';
+import {
+  fail,
+  parseOneTimePrices,
+  parsePayload,
+  parsePort,
+  parsePrices,
+  parseSwitch,
+  parseWebhookUrl,
+} from './cli-values.ts';
 import { openDatabase, startPaymentsSimulator } from './index.ts';
-import { WEBHOOK_PAYLOADS, type WebhookPayload } from './settings.ts';
 
 const USAGE = `Usage: payments-simulator [options]
 
@@ -25,6 +33,11 @@ A local Stripe: the REST API subset, hosted checkout, billing portal, dashboard 
   --prices <list>        tier=price_id,... a monthly USD price each (tier@month= too), and
                          tier@year=price_id a yearly one            SIMULATOR_PRICES, default
                          pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year
+  --one-time-prices <list>
+                         pack=price_id,... a one-time USD price each (credit packs: small 9.00,
+                         large 35.00, others 10.00); empty for none
+                                                                    SIMULATOR_ONE_TIME_PRICES, default
+                         small=price_sim_credits_small,large=price_sim_credits_large
   --database <url>       memory:// (forgotten on exit) or postgres://...
                                                                     SIMULATOR_DATABASE_URL, default memory://
   --allowed-hosts <list> host names it answers to besides IP addresses and localhost (a container's
@@ -54,15 +67,15 @@ const OPTIONS = {
     default:
       'pro=price_sim_pro,pro@year=price_sim_pro_year,team=price_sim_team,team@year=price_sim_team_year',
   },
+  'one-time-prices': {
+    type: 'string',
+    env: 'SIMULATOR_ONE_TIME_PRICES',
+    default: 'small=price_sim_credits_small,large=price_sim_credits_large',
+  },
   database: { type: 'string', env: 'SIMULATOR_DATABASE_URL', default: 'memory://' },
   'allowed-hosts': { type: 'string', env: 'SIMULATOR_ALLOWED_HOSTS', default: '' },
 } as const;
 type Option = keyof typeof OPTIONS;
-
-function fail(message: string): never {
-  console.error(`payments-simulator: ${message}`);
-  process.exit(2);
-}
 
 function readOptions(): Record<Option, string> {
   let values: Record<string, string | boolean | undefined>;
@@ -82,47 +95,9 @@ function readOptions(): Record<Option, string> {
   return Object.fromEntries(entries) as Record<Option, string>;
 }
 
-function parsePrices(list: string): Map<string, string> {
-  const pairs = list.split(',').map((pair) => pair.trim().split('='));
-  if (
-    pairs.some(
-      (pair) =>
-        pair.length !== 2 ||
-        !/^\w+(@(month|year))?$/.test(pair[0]!) ||
-        !/^price_\w+$/.test(pair[1]!),
-    )
-  )
-    fail(`--prices: expected tier=price_id or tier@year=price_id,..., got ${list}`);
-  return new Map(pairs as [string, string][]);
-}
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    fail(`--port: expected a port number, got ${text}`);
-  return port;
-}
-
-function parseWebhookUrl(text: string): string | null {
-  if (text === '') return null;
-  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol))
-    fail(`--webhook-url: expected an http(s) URL, got ${text}`);
-  return text;
-}
-
-function parsePayload(text: string): WebhookPayload {
-  if (!(WEBHOOK_PAYLOADS as readonly string[]).includes(text))
-    fail(`--webhook-payload: expected snapshot or thin, got ${text}`);
-  return text as WebhookPayload;
-}
-
-function parseSwitch(name: string, text: string): boolean {
-  if (text !== 'true' && text !== 'false') fail(`--${name}: expected true or false, got ${text}`);
-  return text === 'true';
-}
-
 const options = readOptions();
 const prices = parsePrices(options.prices);
+const oneTimePrices = parseOneTimePrices(options['one-time-prices'], prices);
 const port = parsePort(options.port);
 const webhookUrl = parseWebhookUrl(options['webhook-url']);
 const webhookPayload = parsePayload(options['webhook-payload']);
@@ -144,6 +119,7 @@ const simulator = await startPaymentsSimulator({
   thinWebhookSecret: options['thin-webhook-secret'] || undefined,
   pauseOnPaymentFailure,
   prices,
+  oneTimePrices,
   allowedHosts: options['allowed-hosts']
     .split(',')
     .map((name) => name.trim())
@@ -156,6 +132,7 @@ console.log(`payments simulator listening on ${simulator.url}
   dashboard: ${simulator.url}/
   webhooks:  ${webhookUrl ?? 'none (events wait; give --webhook-url)'}, ${webhookPayload} payloads signed with ${webhookPayload === 'thin' ? options['thin-webhook-secret'] || options['webhook-secret'] : options['webhook-secret']}
   prices:    ${[...prices].map(([tier, price]) => `${tier}=${price}`).join(', ')}
+  one-time:  ${[...oneTimePrices].map(([pack, price]) => `${pack}=${price}`).join(', ') || 'none'}
   database:  ${options.database === 'memory://' ? 'in memory' : 'PostgreSQL'}`);
 
 let stopping = false;

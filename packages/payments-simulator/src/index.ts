@@ -1,7 +1,8 @@
 // The payment-provider simulator: a Stripe-compatible HTTP server that the official `stripe` SDK
-// talks to instead of Stripe. It serves a subset of the REST API (customers, subscription
-// checkout, subscriptions, invoices, events, billing portal), a hosted checkout page, a billing
-// portal and a dashboard with lifecycle controls, and delivers signed webhooks at least once.
+// talks to instead of Stripe. It serves a subset of the REST API (customers, subscription and
+// one-time checkout, subscriptions, invoices, payment intents, charges, refunds, events, billing
+// portal), a hosted checkout page, a billing portal and a dashboard with lifecycle controls, and
+// delivers signed webhooks at least once.
 // State lives in sim_* tables of the given database: on PostgreSQL it survives a restart; in
 // PGlite's memory (`memory://`) it is gone when the process ends.
 import { SimClock } from './clock.ts';
@@ -10,6 +11,7 @@ import { createDelivery, type Delivery, type Log } from './delivery.ts';
 import type { SimEvent } from './events.ts';
 import { localOrigin } from './local-origin.ts';
 import { seedCatalog } from './objects/catalog.ts';
+import { seedOneTimePrices } from './objects/one-time-prices.ts';
 import { seedOffers } from './objects/offers.ts';
 import { seedPortalConfiguration } from './objects/portal-configurations.ts';
 import { NoticeBoard } from './pages/notice-board.ts';
@@ -49,6 +51,11 @@ export interface PaymentsSimulatorOptions {
    * 10.00; a year ten months' worth).
    */
   prices: ReadonlyMap<string, string>;
+  /**
+   * The one-time prices it sells (credit packs): pack name -> price id, each a product
+   * ("Credits: small") with a USD price (small 9.00, large 35.00, others 10.00); none by default.
+   */
+  oneTimePrices?: ReadonlyMap<string, string>;
   /** Delivery retry backoff; the last delay repeats until 3 days have passed. */
   retryDelaysMs?: number[];
   log?: (message: string, fields?: object) => void;
@@ -86,6 +93,7 @@ export async function startPaymentsSimulator(
   await ensureSchema(options.db);
   const docs = new Documents(options.db);
   await seedCatalog(docs, options.prices);
+  await seedOneTimePrices(docs, options.oneTimePrices ?? new Map());
   await seedPortalConfiguration(docs);
   await seedOffers(docs);
   const settings: SimSettings = {

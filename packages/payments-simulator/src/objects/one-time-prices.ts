@@ -1,0 +1,78 @@
+// The one-time prices the simulator sells beside its plans: credit packs, each a product of its own
+// ("Credits: small") with one USD price under the configured id (small 9.00, large 35.00, any
+// other 10.00), bought once through a checkout in payment mode. Created on start, keeping the
+// `created` of those already there, as the plans are (catalog.ts).
+import type Stripe from 'stripe';
+import type { Documents } from '../store.ts';
+import { nowSeconds } from '../time.ts';
+import { decimal } from './catalog.ts';
+
+const AMOUNTS: Record<string, number> = { small: 900, large: 3500 };
+const DEFAULT_AMOUNT = 1000;
+
+/** What a pack costs, by its name, in cents. */
+export const packAmount = (pack: string): number => AMOUNTS[pack] ?? DEFAULT_AMOUNT;
+
+function buildPackProduct(pack: string, priceId: string, created: number): Stripe.Product {
+  return {
+    id: `prod_sim_credits_${pack}`,
+    object: 'product',
+    active: true,
+    created,
+    default_price: priceId,
+    description: `A pack of credits, bought once (payments simulator)`,
+    images: [],
+    livemode: false,
+    marketing_features: [],
+    metadata: { credit_pack: pack },
+    name: `Credits: ${pack}`,
+    package_dimensions: null,
+    shippable: null,
+    statement_descriptor: null,
+    tax_code: null,
+    tax_details: null,
+    type: 'service',
+    unit_label: null,
+    updated: created,
+    url: null,
+  };
+}
+
+function buildPackPrice(pack: string, id: string, product: string, created: number): Stripe.Price {
+  const amount = packAmount(pack);
+  return {
+    id,
+    object: 'price',
+    active: true,
+    billing_scheme: 'per_unit',
+    created,
+    currency: 'usd',
+    custom_unit_amount: null,
+    livemode: false,
+    lookup_key: `credits_${pack}`,
+    metadata: { credit_pack: pack },
+    nickname: `Credits: ${pack}`,
+    product,
+    recurring: null,
+    tax_behavior: 'unspecified',
+    tiers_mode: null,
+    transform_quantity: null,
+    type: 'one_time',
+    unit_amount: amount,
+    unit_amount_decimal: decimal(amount),
+  };
+}
+
+/** Creates each pack's product and one-time price (pack name -> price id). */
+export async function seedOneTimePrices(
+  docs: Documents,
+  packs: ReadonlyMap<string, string>,
+): Promise<void> {
+  for (const [pack, id] of packs) {
+    const existing = await docs.get<Stripe.Price>('price', id);
+    const created = existing?.data.created ?? nowSeconds();
+    const product = buildPackProduct(pack, id, created);
+    await docs.save('product', product);
+    await docs.save('price', buildPackPrice(pack, id, product.id, created));
+  }
+}
