@@ -48,7 +48,10 @@ export interface PackPrice {
 }
 
 /** BILLING_CREDIT_PACKS's entries, `small=price_a:500`, in order; unset, the simulator's own when it sells. */
-export function packPrices(entries: readonly string[] | undefined, simulator: boolean): PackPrice[] {
+export function packPrices(
+  entries: readonly string[] | undefined,
+  simulator: boolean,
+): PackPrice[] {
   const given = entries ?? (simulator ? SIMULATOR_CREDIT_PACKS.split(',') : []);
   return given.map((entry) => {
     const [name, rest] = entry.split('=').map((part) => part.trim());

@@ -39,6 +39,8 @@ export async function startEmbeddedSimulator(
         price,
       ]),
     ),
+    // The packs of BILLING_CREDIT_PACKS as one-time prices of its catalogue.
+    oneTimePrices: new Map(config.creditPacks.map(({ name, price }) => [name, price])),
     // The names its pages are reached by besides IP addresses and localhost: APP_URL's, HOST, its own.
     allowedHosts: [
       ...config.localNames,

@@ -21,7 +21,10 @@ export const CreditsSchema = Type.Object(
         {
           amount: credits('Credits granted for the period'),
           remaining: credits('What is left of them'),
-          expires_at: Type.String({ format: 'date-time', description: 'When what is left expires' }),
+          expires_at: Type.String({
+            format: 'date-time',
+            description: 'When what is left expires',
+          }),
         },
         { additionalProperties: false },
       ),

@@ -22,7 +22,11 @@ const spend = async (t: TestApp, body: Record<string, unknown>) =>
   });
 
 const credits = async (t: TestApp, sub: string, path = '') =>
-  t.app.inject({ method: 'GET', url: `/api/v1/credits${path}`, headers: bearer(await t.token(sub)) });
+  t.app.inject({
+    method: 'GET',
+    url: `/api/v1/credits${path}`,
+    headers: bearer(await t.token(sub)),
+  });
 
 const packPaid = (userId: string, pack = 'small', overrides = {}) =>
   eventOf(

@@ -24,4 +24,3 @@ export function idOf(value: unknown, field: string): string | null {
   if (value === null || value === undefined) return null;
   return text(typeof value === 'object' ? (value as { id?: unknown }).id : value, field);
 }
-

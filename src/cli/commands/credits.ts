@@ -34,7 +34,8 @@ export const creditsCommand: Command = {
   positionals: ['action', 'subject'],
   optionalPositionals: ['amount'],
   async run({ values, positionals: [action, subjectText, amount] }, io) {
-    if (!ACTIONS.includes(action!)) throw new UsageError(`unknown action ${action}: show or adjust`);
+    if (!ACTIONS.includes(action!))
+      throw new UsageError(`unknown action ${action}: show or adjust`);
     const subject = subjectOf(subjectText!);
     const reason = typeof values.reason === 'string' ? values.reason.trim() : '';
     const delta = action === 'adjust' ? deltaOf(amount) : 0;

@@ -166,7 +166,6 @@ export class CheckoutService {
     await this.store.checkoutSessions.markStatus(stored.id, current.status);
     return null;
   }
-
 }
 
 function digest(what: SessionTarget & { offer: CheckoutOffer }): string {

@@ -48,7 +48,12 @@ export class CreditAccount {
   }
 
   /** Adds credits that never expire (a pack, an operator's adjustment). */
-  add(kind: 'purchase' | 'adjustment', amount: number, source: string | null, reason: string | null) {
+  add(
+    kind: 'purchase' | 'adjustment',
+    amount: number,
+    source: string | null,
+    reason: string | null,
+  ) {
     this.state = { ...this.state, purchased: this.state.purchased + amount };
     this.record(kind, amount, { reason, source });
   }
@@ -88,8 +93,7 @@ export class CreditAccount {
     const grant = this.state.grant;
     if (grant === null) return;
     this.state = { ...this.state, grant: null };
-    if (grant.remaining > 0)
-      this.record('expiry', -grant.remaining, { reason, source: null, at });
+    if (grant.remaining > 0) this.record('expiry', -grant.remaining, { reason, source: null, at });
   }
 
   private record(

@@ -1,7 +1,11 @@
 // Whose credits a request is about. A person's token: the organisation it names when organisations
 // are on and it names one, else the user (members share their organisation's balance; a user's own
 // is separate). The application's backend: the subject its request names, made on first sight.
-import { organizationSubject, userSubject, type BillingSubject } from '../billing/billing-subject.ts';
+import {
+  organizationSubject,
+  userSubject,
+  type BillingSubject,
+} from '../billing/billing-subject.ts';
 import { tierOf, type TierPolicy } from '../billing/tier.ts';
 import { DomainError } from '../errors.ts';
 import type { Organization, OrganizationClaim, Principal, User } from '../model.ts';
@@ -31,7 +35,12 @@ export interface CallerCredits {
 
 const holderOf = (account: User | Organization, policy: TierPolicy, now: Date): CreditHolder =>
   'idpId' in account
-    ? { type: 'user', id: account.id, idp_id: account.idpId, tier: tierOf(account.subscription, policy, now) }
+    ? {
+        type: 'user',
+        id: account.id,
+        idp_id: account.idpId,
+        tier: tierOf(account.subscription, policy, now),
+      }
     : {
         type: 'organization',
         id: account.id,
@@ -65,7 +74,8 @@ export class CreditHolders {
   }
 
   async named({ type, idp_id }: NamedHolder, now: Date): Promise<CreditHolder> {
-    if (type === 'user') return holderOf(await this.store.users.ensureByIdpId(idp_id), this.policy, now);
+    if (type === 'user')
+      return holderOf(await this.store.users.ensureByIdpId(idp_id), this.policy, now);
     const issuer = this.settings.organizationIssuer;
     if (issuer === null)
       throw new DomainError('invalid_field', 'Organisations are not enabled on this service', {

@@ -37,7 +37,8 @@ export async function findHolder(
     const tier = tierOf(user.subscription, policy, now);
     return { type, id: user.id, idp_id: user.idpId, tier };
   }
-  const organization = issuer === null ? null : await store.organizations.findByIdpOrgId(issuer, idpId);
+  const organization =
+    issuer === null ? null : await store.organizations.findByIdpOrgId(issuer, idpId);
   if (organization === null) throw new UnknownOrganizationError(idpId);
   const tier = tierOf(organization.subscription, policy, now);
   return { type, id: organization.id, idp_id: organization.idpOrgId, tier };

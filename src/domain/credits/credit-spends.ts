@@ -61,7 +61,10 @@ export class CreditSpends {
     if (spent) return { status: 200, body: { balance } };
     return {
       status: 402,
-      body: { detail: `Not enough credits: the balance is ${balance}, the spend ${amount}`, balance },
+      body: {
+        detail: `Not enough credits: the balance is ${balance}, the spend ${amount}`,
+        balance,
+      },
     };
   }
 }

@@ -61,7 +61,11 @@ export class CreditsService {
     return {
       subject: subjectOf(holder),
       balance: (grant?.remaining ?? 0) + purchased,
-      grant: grant && { amount: grant.amount, remaining: grant.remaining, expiresAt: grant.expiresAt },
+      grant: grant && {
+        amount: grant.amount,
+        remaining: grant.remaining,
+        expiresAt: grant.expiresAt,
+      },
       purchased,
       packs: this.deps.policy.packs.map(({ name, credits }) => ({
         name,
@@ -92,15 +96,19 @@ export class CreditsService {
       );
     const pack = packNamed(policy, input.pack);
     if (pack === null)
-      throw new DomainError('invalid_field', `Unknown pack: the packs are ${policy.packs.map((p) => p.name).join(', ')}`, {
-        field: 'pack',
-        type: 'enum',
-        input: input.pack,
-      });
+      throw new DomainError(
+        'invalid_field',
+        `Unknown pack: the packs are ${policy.packs.map((p) => p.name).join(', ')}`,
+        {
+          field: 'pack',
+          type: 'enum',
+          input: input.pack,
+        },
+      );
     const urls = checkoutReturnUrls(input, settings);
     const { subject, role } = await this.deps.holders.ofCaller(principal, now);
     if (subject.ref.type === 'organization')
-      requireManager(role, settings.managerRoles, "Buying credits for your organisation");
+      requireManager(role, settings.managerRoles, 'Buying credits for your organisation');
     const session = await payments.createPackCheckoutSession(
       {
         customerId: await customerOf(subject, store, payments),

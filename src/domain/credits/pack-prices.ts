@@ -63,7 +63,9 @@ export class PackPrices {
     if (price === null)
       throw mismatch(`names ${pack.price} (${pack.name}), which the provider does not have`);
     if (!price.oneTime || price.unitAmount === null)
-      throw mismatch(`names ${pack.price} (${pack.name}), which is not a one-time price of a set amount`);
+      throw mismatch(
+        `names ${pack.price} (${pack.name}), which is not a one-time price of a set amount`,
+      );
     if (plan !== null && plan.currency !== price.currency)
       throw mismatch(
         `names ${pack.price} in ${price.currency.toUpperCase()}, but the plans are in ${plan.currency.toUpperCase()}: one currency for all`,

@@ -102,11 +102,7 @@ function reconciliationJob(deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob 
 
 const retentionJob = (deps: ScheduledJobsDeps, job: MakeJob): ScheduledJob =>
   job('retention', RETENTION_EVERY_MS, async (signal) => ({
-    ...(await forgetExpired(
-      { ...deps, credits: deps.store.credits },
-      deps.retentionDays,
-      signal,
-    )),
+    ...(await forgetExpired({ ...deps, credits: deps.store.credits }, deps.retentionDays, signal)),
   }));
 
 /** The seat engine, and with BILLING_SEATS=active the look for lapsed members; none without organisations. */

@@ -75,7 +75,10 @@ export function creditRoutes(deps: CreditRoutes): FastifyPluginAsync {
           "The organisation's when the token names one (organisations on), else the user's own.",
         tags: ['credits'],
         security: [{ bearerAuth: [] }],
-        response: { 200: described('Credits', 'The balance, its grant and the packs'), ...READ_RESPONSES },
+        response: {
+          200: described('Credits', 'The balance, its grant and the packs'),
+          ...READ_RESPONSES,
+        },
       },
       onRequest: authenticate(verifier),
       handler: async (request) => summaryBody(await credits.summary(request.principal)),
@@ -117,7 +120,10 @@ export function creditRoutes(deps: CreditRoutes): FastifyPluginAsync {
             'The hosted checkout session to send the buyer to',
             'No credit packs are for sale (BILLING_CREDIT_PACKS is unset)',
           ),
-          403: described('ErrorDetail', "The token names an organisation and gives no manager role"),
+          403: described(
+            'ErrorDetail',
+            'The token names an organisation and gives no manager role',
+          ),
         },
       },
       onRequest: authenticate(verifier),

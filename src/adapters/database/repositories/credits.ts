@@ -54,8 +54,9 @@ const WRITE = `
   INSERT INTO credit_entries (subject_type, subject_id, at, kind, amount, balance_after, reason,
     source)
   SELECT $1, $2, e.at, e.kind, e.amount, e.balance_after, e.reason, e.source
-  FROM jsonb_to_recordset($9::jsonb) WITH ORDINALITY AS e(at timestamptz, kind text,
-    amount bigint, balance_after bigint, reason text, source text, n int)
+  FROM ROWS FROM (jsonb_to_recordset($9::jsonb) AS (at timestamptz, kind text, amount bigint,
+    balance_after bigint, reason text, source text)) WITH ORDINALITY
+    AS e(at, kind, amount, balance_after, reason, source, n)
   ORDER BY n`;
 
 const ENTRIES = `

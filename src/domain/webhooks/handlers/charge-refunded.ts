@@ -26,7 +26,8 @@ export const chargeRefunded: EventHandler<ChargeEvent> = {
     const { type, id } = purchase.subject;
     const account =
       type === 'user' ? await ctx.tx.users.findById(id) : await ctx.tx.organizations.findById(id);
-    if (account === null) throw new Error(`credit purchase ${purchase.sessionId} of no ${type} ${id}`);
+    if (account === null)
+      throw new Error(`credit purchase ${purchase.sessionId} of no ${type} ${id}`);
     const subject = 'idpId' in account ? ofUser(account) : ofOrganization(account);
     const { now } = ctx.telling;
     const { result: short } = await changeCredits(

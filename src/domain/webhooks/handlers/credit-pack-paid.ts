@@ -15,7 +15,10 @@ export async function addPaidPack(
   const name = session.creditPack!;
   const log = { session: session.id, pack: name };
   if (session.paymentStatus !== 'paid')
-    return ctx.log.info(log, 'credit pack checkout completed unpaid: added once its payment succeeds');
+    return ctx.log.info(
+      log,
+      'credit pack checkout completed unpaid: added once its payment succeeds',
+    );
   const pack = packNamed(ctx.credits, name);
   if (pack === null)
     return ctx.log.warn(log, 'credit pack paid for is not in BILLING_CREDIT_PACKS: nothing added');
