@@ -318,6 +318,8 @@ export interface HandledEvents {
   // The same six as thin events (`v1.` and the snapshot type): a subscription's three are read
   // by their handler; the others are read by the service and then handled as their snapshots.
   'v1.checkout.session.completed': CheckoutSessionEvent;
+  'v1.checkout.session.async_payment_succeeded': CheckoutSessionEvent;
+  'v1.charge.refunded': ChargeEvent;
   'v1.customer.subscription.created': SubscriptionNotice;
   'v1.customer.subscription.updated': SubscriptionNotice;
   'v1.customer.subscription.deleted': SubscriptionNotice;

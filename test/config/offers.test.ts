@@ -49,6 +49,7 @@ describe('configuration: offers and entitlements', () => {
     assert.deepEqual(config.entitlements.get('pro'), {
       features: ['core', 'export', 'api'],
       limits: { projects: 20, seats: 5 },
+      credits: 1000,
     });
     assert.deepEqual(config.entitlements.get('team')?.limits, { projects: null, seats: null });
     // Other prices are other tiers: the example would not fit them.
@@ -119,7 +120,7 @@ describe('configuration: offers and entitlements', () => {
         );
   });
 
-  test('BILLING_ENTITLEMENTS_FILE: features and limits per tier; a tier left out has none', () => {
+  test('BILLING_ENTITLEMENTS_FILE: features, limits and credits per tier; a tier left out has none', () => {
     const config = loadConfig({
       ...STRIPE,
       BILLING_ENTITLEMENTS_FILE: file({
@@ -127,13 +128,15 @@ describe('configuration: offers and entitlements', () => {
         pro: {
           features: ['export', 'api.v2'],
           limits: { projects: 20, seats: null },
+          credits: 1000,
         },
       }),
     });
-    assert.deepEqual(config.entitlements.get('free'), { features: [], limits: {} });
+    assert.deepEqual(config.entitlements.get('free'), { features: [], limits: {}, credits: 0 });
     assert.deepEqual(config.entitlements.get('pro'), {
       features: ['export', 'api.v2'],
       limits: { projects: 20, seats: null },
+      credits: 1000,
     });
     assert.equal(config.entitlements.has('team'), false);
     // A limit named __proto__ is a limit like any other, not the object's prototype.
@@ -151,7 +154,10 @@ describe('configuration: offers and entitlements', () => {
       ['[]', '$ must be an object of tiers'],
       [{ gold: {} }, '$.gold is not a tier: the tiers are free, pro, team'],
       [{ 'pro-max': {} }, '$["pro-max"] is not a tier'],
-      [{ pro: [] }, '$.pro must be an object with "features" and "limits"'],
+      [{ pro: [] }, '$.pro must be an object with "features", "limits" and "credits"'],
+      [{ pro: { credits: -1 } }, '$.pro.credits must be the credits the tier grants each period'],
+      [{ pro: { credits: 10_000_001 } }, '$.pro.credits must be the credits the tier grants'],
+      [{ pro: { credits: '5' } }, '$.pro.credits must be the credits the tier grants'],
       [{ pro: { feature: [] } }, '$.pro.feature is not allowed'],
       [{ pro: { features: 'export' } }, '$.pro.features must be an array of feature names'],
       [{ pro: { features: ['Export'] } }, '$.pro.features[0] must be 1 to 64 characters'],

@@ -130,7 +130,7 @@ type ThinEventType = Stripe.V2.Core.EventNotification['type'];
  */
 type ThinKindOf<T extends ThinEventType> = T extends `v1.customer.subscription.${string}`
   ? SubscriptionNotice['kind']
-  : T extends `v1.${infer Snapshot extends StripeCheckoutSessionEvent['type'] | StripeInvoiceEvent['type']}`
+  : T extends `v1.${infer Snapshot extends StripeCheckoutSessionEvent['type'] | StripeInvoiceEvent['type'] | StripeChargeEvent['type']}`
     ? SnapshotKindOf<Snapshot>
     : OtherEvent['kind'];
 
@@ -266,6 +266,7 @@ function isoSecond(value: unknown, field: string): number {
 const THIN_OBJECT_TYPES: Record<string, string> = {
   'v1.checkout.session.': 'checkout.session',
   'v1.invoice.': 'invoice',
+  'v1.charge.refunded': 'charge',
 };
 
 /**

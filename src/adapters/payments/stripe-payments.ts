@@ -137,10 +137,13 @@ async function customerExists(stripe: Stripe, customerId: string): Promise<boole
 
 async function completeNotice(stripe: Stripe, notice: ObjectNotice): Promise<PaymentEvent> {
   try {
+    const { type, id } = notice.related;
     const object =
-      notice.related.type === 'invoice'
-        ? await stripe.invoices.retrieve(notice.related.id)
-        : await stripe.checkout.sessions.retrieve(notice.related.id);
+      type === 'invoice'
+        ? await stripe.invoices.retrieve(id)
+        : type === 'charge'
+          ? await stripe.charges.retrieve(id)
+          : await stripe.checkout.sessions.retrieve(id);
     return toCompletedNotice(notice, object);
   } catch (error) {
     if ((error as Stripe.errors.StripeError).statusCode !== 404) throw error;

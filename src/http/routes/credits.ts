@@ -2,7 +2,7 @@
 // application's backend spending them.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import type { CreditSpends, SpendInput } from '../../domain/credits/credit-spends.ts';
+import type { CreditSpends } from '../../domain/credits/credit-spends.ts';
 import type {
   CreditsService,
   CreditsSummary,
@@ -11,7 +11,8 @@ import type {
 } from '../../domain/credits/credits-service.ts';
 import type { ServiceAccess } from '../../domain/service-caller.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
-import { authenticate, authenticateService } from '../authenticate.ts';
+import { authenticate } from '../authenticate.ts';
+import { spendRoute } from './credit-spend.ts';
 import { perUserLimit } from '../per-user-limit.ts';
 import { ERROR_RESPONSES, billingResponses } from '../responses.ts';
 import { AUTH_RESPONSES, described, ref } from '../schemas.ts';
@@ -64,98 +65,78 @@ export interface CreditRoutes {
   perUserPerMinute: number;
 }
 
-export function creditRoutes(deps: CreditRoutes): FastifyPluginAsync {
-  const { credits, spends, verifier, access } = deps;
-  return async (app) => {
-    app.get('/credits', {
-      schema: {
-        operationId: 'getCredits',
-        summary: "The caller's credits",
-        description:
-          "The organisation's when the token names one (organisations on), else the user's own.",
-        tags: ['credits'],
-        security: [{ bearerAuth: [] }],
-        response: {
-          200: described('Credits', 'The balance, its grant and the packs'),
-          ...READ_RESPONSES,
-        },
+type App = Parameters<FastifyPluginAsync>[0];
+
+function readRoutes(app: App, { credits, verifier }: CreditRoutes): void {
+  app.get('/credits', {
+    schema: {
+      operationId: 'getCredits',
+      summary: "The caller's credits",
+      description:
+        "The organisation's when the token names one (organisations on), else the user's own.",
+      tags: ['credits'],
+      security: [{ bearerAuth: [] }],
+      response: {
+        200: described('Credits', 'The balance, its grant and the packs'),
+        ...READ_RESPONSES,
       },
-      onRequest: authenticate(verifier),
-      handler: async (request) => summaryBody(await credits.summary(request.principal)),
-    });
-    app.get<{ Querystring: { limit?: string; before?: string } }>('/credits/ledger', {
-      schema: {
-        operationId: 'getCreditLedger',
-        summary: "The caller's credit ledger, newest first",
-        tags: ['credits'],
-        security: [{ bearerAuth: [] }],
-        querystring: LEDGER_QUERY,
-        response: {
-          200: described('CreditLedger', 'A page of entries'),
-          ...READ_RESPONSES,
-          422: ERROR_RESPONSES[422],
-        },
+    },
+    onRequest: authenticate(verifier),
+    handler: async (request) => summaryBody(await credits.summary(request.principal)),
+  });
+  app.get<{ Querystring: { limit?: string; before?: string } }>('/credits/ledger', {
+    schema: {
+      operationId: 'getCreditLedger',
+      summary: "The caller's credit ledger, newest first",
+      tags: ['credits'],
+      security: [{ bearerAuth: [] }],
+      querystring: LEDGER_QUERY,
+      response: {
+        200: described('CreditLedger', 'A page of entries'),
+        ...READ_RESPONSES,
+        422: ERROR_RESPONSES[422],
       },
-      onRequest: authenticate(verifier),
-      handler: async (request) =>
-        ledgerBody(
-          await credits.ledger(request.principal, {
-            limit: Number(request.query.limit ?? 50),
-            before: request.query.before ?? null,
-          }),
+    },
+    onRequest: authenticate(verifier),
+    handler: async (request) =>
+      ledgerBody(
+        await credits.ledger(request.principal, {
+          limit: Number(request.query.limit ?? 50),
+          before: request.query.before ?? null,
+        }),
+      ),
+  });
+}
+
+function checkoutRoute(app: App, { credits, verifier, perUserPerMinute }: CreditRoutes): void {
+  app.post<{ Body: PackCheckoutInput }>('/credits/checkout', {
+    schema: {
+      operationId: 'createCreditCheckout',
+      summary: 'Buy a credit pack',
+      description:
+        "A one-time Checkout of the pack's price on the subject's customer; only an organisation's managers buy for it.",
+      tags: ['credits'],
+      security: [{ bearerAuth: [] }],
+      body: ref('CreditCheckoutRequest'),
+      response: {
+        ...billingResponses(
+          'CheckoutResponse',
+          'The hosted checkout session to send the buyer to',
+          'No credit packs are for sale (BILLING_CREDIT_PACKS is unset)',
         ),
-    });
-    app.post<{ Body: PackCheckoutInput }>('/credits/checkout', {
-      schema: {
-        operationId: 'createCreditCheckout',
-        summary: 'Buy a credit pack',
-        description:
-          "A one-time Checkout of the pack's price on the subject's customer; only an organisation's managers buy for it.",
-        tags: ['credits'],
-        security: [{ bearerAuth: [] }],
-        body: ref('CreditCheckoutRequest'),
-        response: {
-          ...billingResponses(
-            'CheckoutResponse',
-            'The hosted checkout session to send the buyer to',
-            'No credit packs are for sale (BILLING_CREDIT_PACKS is unset)',
-          ),
-          403: described(
-            'ErrorDetail',
-            'The token names an organisation and gives no manager role',
-          ),
-        },
+        403: described('ErrorDetail', 'The token names an organisation and gives no manager role'),
       },
-      onRequest: authenticate(verifier),
-      config: perUserLimit('checkout', deps.perUserPerMinute),
-      handler: (request) => credits.checkout(request.principal, request.body),
-    });
-    app.post<{ Body: SpendInput }>('/credits/spend', {
-      schema: {
-        operationId: 'spendCredits',
-        summary: "Spend a subject's credits",
-        description: `For the application's backend: a token with the scope ${access.scope} issued to a client BILLING_SERVICE_CLIENTS lists. The same idempotency_key again gets the first answer.`,
-        tags: ['credits'],
-        security: [{ bearerAuth: [] }],
-        body: ref('CreditSpendRequest'),
-        response: {
-          200: described('CreditSpend', 'Spent'),
-          402: described('CreditSpendRefused', 'The balance is below the amount: nothing spent'),
-          ...AUTH_RESPONSES,
-          403: described('ErrorDetail', "Not the application's backend"),
-          409: described('ErrorDetail', 'The idempotency key was used for another spend'),
-          413: ERROR_RESPONSES[413],
-          415: ERROR_RESPONSES[415],
-          422: ERROR_RESPONSES[422],
-          500: ERROR_RESPONSES[500],
-          503: ERROR_RESPONSES[503],
-        },
-      },
-      onRequest: authenticateService(verifier, access, 'Spending credits'),
-      handler: async (request, reply) => {
-        const { status, body } = await spends.spend(request.body);
-        return reply.code(status).send(body);
-      },
-    });
+    },
+    onRequest: authenticate(verifier),
+    config: perUserLimit('checkout', perUserPerMinute),
+    handler: (request) => credits.checkout(request.principal, request.body),
+  });
+}
+
+export function creditRoutes(deps: CreditRoutes): FastifyPluginAsync {
+  return async (app) => {
+    readRoutes(app, deps);
+    checkoutRoute(app, deps);
+    spendRoute(app, deps);
   };
 }

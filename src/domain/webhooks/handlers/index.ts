@@ -28,6 +28,8 @@ export const EVENT_HANDLERS: { readonly [T in HandledEventType]: EventHandler<Ha
     'subscription_schedule.canceled': subscriptionScheduleChanged,
     'subscription_schedule.completed': subscriptionScheduleChanged,
     'v1.checkout.session.completed': checkoutSessionCompleted,
+    'v1.checkout.session.async_payment_succeeded': checkoutSessionCompleted,
+    'v1.charge.refunded': chargeRefunded,
     'v1.customer.subscription.created': subscriptionNotice,
     'v1.customer.subscription.updated': subscriptionNotice,
     'v1.customer.subscription.deleted': subscriptionNotice,
