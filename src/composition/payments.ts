@@ -51,10 +51,14 @@ export async function startSimulatorInService(
   const simulator = await embedded.startEmbeddedSimulator(config, db, logger);
   return {
     ...simulator,
-    developmentPages: ({ users, checkout, portal, summaries, organizations, verifier }, others) =>
+    developmentPages: (
+      { users, checkout, portal, summaries, organizations, credits, verifier },
+      others,
+    ) =>
       embedded.developmentPages({
         ...others,
         users,
+        credits,
         checkout,
         portal,
         summaries,

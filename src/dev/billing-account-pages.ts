@@ -11,6 +11,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { accountView, planChangeWords, type AccountView } from './account-words.ts';
+import { creditsSection } from './billing-credits.ts';
 import { billingForms } from './billing-forms.ts';
 import { organizationPages, organizationSection } from './billing-organization.ts';
 import type { BillingAccountServices } from './billing-services.ts';
@@ -93,7 +94,8 @@ async function accountPage(services: BillingAccountServices, principal: Principa
       ? organization.tier
       : null;
   const own = accountHtml(principal, accountView(user, policy), summary, covering);
-  return `${own}${organization?.html ?? ''}`;
+  const credits = await creditsSection(services.credits, principal);
+  return `${own}${organization?.html ?? ''}${credits}`;
 }
 
 const noticeHtml = (notice: Notice | null) =>

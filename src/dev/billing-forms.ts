@@ -74,8 +74,8 @@ interface ProviderPageForm {
   path: string;
   /** The API operation whose per-user limit the form shares. */
   operation: 'checkout' | 'portal';
-  /** Opens the provider's page (a checkout, the billing portal) for the person. */
-  open: (principal: Principal) => Promise<{ url: string }>;
+  /** Opens the provider's page (a checkout, the billing portal) for the person, as the form asks. */
+  open: (principal: Principal, form: Record<string, string>) => Promise<{ url: string }>;
 }
 
 function redirectToProviderPage(
@@ -90,7 +90,10 @@ function redirectToProviderPage(
       request.principal = await signIn(request, reply, services.verifier);
     },
     config: perUserLimit(operation, services.perUserPerMinute),
-    handler: async (request, reply) => reply.redirect((await open(request.principal)).url, 303),
+    handler: async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, string>;
+      return reply.redirect((await open(request.principal, form)).url, 303);
+    },
   });
 }
 
@@ -127,6 +130,17 @@ export function billingForms(services: BillingAccountServices): FastifyPluginAsy
       path: '/billing/org/portal',
       operation: 'portal',
       open: (principal) => services.organizations.portal(principal, {}),
+    });
+    // A pack bought comes back to /billing, where the balance shows it once the webhook is in.
+    const back = {
+      success_url: `${services.appUrl}/billing`,
+      cancel_url: `${services.appUrl}/billing`,
+    };
+    redirectToProviderPage(app, services, {
+      path: '/billing/credits/checkout',
+      operation: 'checkout',
+      open: (principal, form) =>
+        services.credits.checkout(principal, { pack: form.pack ?? '', ...back }),
     });
     app.post('/billing/sign-out', hidden, async (_request, reply) => {
       forget(reply);

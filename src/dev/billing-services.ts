@@ -1,5 +1,6 @@
 // What /billing's pages and forms are given: the services an account page reads and acts through.
 import type { CheckoutService } from '../domain/billing/checkout-service.ts';
+import type { CreditsService } from '../domain/credits/credits-service.ts';
 import type { PortalService } from '../domain/billing/portal-service.ts';
 import type { SubscriptionSummaryService } from '../domain/billing/subscription-summary.ts';
 import type { UserService } from '../domain/users/user-service.ts';
@@ -13,6 +14,8 @@ export interface BillingAccountServices extends OrganizationPageServices {
   portal: PortalService;
   /** What GET /billing/subscription answers: the status and the tier's features and limits. */
   summaries: SubscriptionSummaryService;
+  /** The caller's credits and a pack's checkout, as GET /credits and POST /credits/checkout. */
+  credits: CreditsService;
   simulatorUrl: string;
   /** Where a team checkout comes back to (APP_URL). */
   appUrl: string;

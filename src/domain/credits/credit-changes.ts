@@ -2,6 +2,8 @@
 // locked (so a subject's changes take turns on any instance), an expired grant ended and the free
 // tier's month granted when due, the change worked on the account, then what changed stored and,
 // with the same commit, what the application is told (`credits.depleted` once the balance runs out).
+// A transaction locks the balance before the subject's outbox record, never after: the other
+// order beside a spend could deadlock.
 import { FREE_TIER } from '../billing/tier.ts';
 import { draftEvent, type EventData, type EventSubject } from '../events/event-body.ts';
 import type { CreditBalance } from '../ports/credits.ts';

@@ -14,8 +14,10 @@ export const invoiceSettled: EventHandler<InvoiceEvent> = {
   },
   async apply(event, ctx) {
     if (event.subscriptionId === null) return;
-    await syncSubscription(ctx, event.subscriptionId, event.created, null);
+    // Credits first: every transaction locks a subject's balance before what it was told (the
+    // outbox), or two of them could wait on each other.
     if (event.type === 'invoice.paid' || event.type === 'v1.invoice.paid')
       await grantPaidPeriod(event, ctx);
+    await syncSubscription(ctx, event.subscriptionId, event.created, null);
   },
 };
