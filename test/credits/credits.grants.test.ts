@@ -109,7 +109,7 @@ describe(`credit grants (${databaseLabel})`, () => {
     return response.json();
   };
 
-  /** Every entry, oldest first. */
+  /** Every entry, oldest first (by id: the ledger's own order is credits.ledger.test.ts's). */
   const ledger = async (sub: string): Promise<Entry[]> => {
     const response = await t.app.inject({
       method: 'GET',
@@ -117,7 +117,7 @@ describe(`credit grants (${databaseLabel})`, () => {
       headers: bearer(await t.token(sub)),
     });
     assert.equal(response.statusCode, 200, response.body);
-    return (response.json().entries as Entry[]).reverse();
+    return (response.json().entries as Entry[]).sort((a, b) => Number(a.id) - Number(b.id));
   };
 
   const spend = async (sub: string, amount: number) => {

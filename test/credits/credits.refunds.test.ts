@@ -92,7 +92,7 @@ describe(`credit refunds (${databaseLabel})`, () => {
     return response.json() as { balance: number; purchased: number; grant: unknown };
   };
 
-  /** Every entry, oldest first. */
+  /** Every entry, oldest first (by id: the ledger's own order is credits.ledger.test.ts's). */
   const ledger = async (sub: string): Promise<Entry[]> => {
     const response = await t.app.inject({
       method: 'GET',
@@ -100,7 +100,7 @@ describe(`credit refunds (${databaseLabel})`, () => {
       headers: bearer(await t.token(sub)),
     });
     assert.equal(response.statusCode, 200, response.body);
-    return (response.json().entries as Entry[]).reverse();
+    return (response.json().entries as Entry[]).sort((a, b) => Number(a.id) - Number(b.id));
   };
 
   const refunds = async (sub: string) =>
