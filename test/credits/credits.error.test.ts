@@ -7,7 +7,11 @@
 // the pack's price on the organisation's customer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test, type TestContext } from 'node:test';
+import { UNREAD_METRICS } from '../../src/adapters/metrics/unread.ts';
+import { tierPolicy } from '../../src/composition.ts';
+import { creditsPolicy } from '../../src/composition/services.ts';
 import { DEV_SERVICE_CLIENT } from '../../src/config.ts';
+import { adjustCredits } from '../../src/domain/credits/credit-operator.ts';
 import type { TokenClaims } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
@@ -125,6 +129,60 @@ describe(`credits errors (${databaseLabel})`, () => {
     });
     assert.equal(edge.statusCode, 200, edge.body);
     assert.equal(edge.json().balance, before - 1);
+  });
+
+  test('a key used for another subject: 409 with a detail, nothing spent on either', async () => {
+    const first = await spend({ ...VALID_SPEND, amount: 2, idempotency_key: 'err-key-shared' });
+    assert.equal(first.statusCode, 200, first.body);
+    const before = await balanceOfSpender();
+    const other = await spend({
+      subject: { type: 'user', idp_id: 'err-other' },
+      amount: 2,
+      idempotency_key: 'err-key-shared',
+    });
+    assert.equal(other.statusCode, 409, other.body);
+    assert.equal(typeof other.json().detail, 'string');
+    const otherBalance = await spend({
+      subject: { type: 'user', idp_id: 'err-other' },
+      amount: 1_000_000,
+      idempotency_key: 'err-other-probe',
+    });
+    assert.equal(otherBalance.json().balance, 100, "the other's free month, untouched");
+    assert.equal(await balanceOfSpender(), before);
+  });
+
+  test('the same key again gets the first answer, a refusal included, even once the balance would allow it', async () => {
+    const refused = await spend({
+      subject: { type: 'user', idp_id: 'err-replay' },
+      amount: 150,
+      idempotency_key: 'err-key-refused',
+    });
+    assert.equal(refused.statusCode, 402, refused.body);
+    assert.equal(refused.json().balance, 100);
+    await adjustCredits(
+      {
+        store: t.composition.store,
+        policy: tierPolicy(t.config),
+        credits: creditsPolicy(t.config, UNREAD_METRICS),
+        issuer: null,
+      },
+      { type: 'user', idpId: 'err-replay' },
+      { delta: 100, reason: 'top-up' },
+    );
+    const again = await spend({
+      subject: { type: 'user', idp_id: 'err-replay' },
+      amount: 150,
+      idempotency_key: 'err-key-refused',
+    });
+    assert.equal(again.statusCode, 402);
+    assert.deepEqual(again.json(), refused.json());
+    const fresh = await spend({
+      subject: { type: 'user', idp_id: 'err-replay' },
+      amount: 150,
+      idempotency_key: 'err-key-fresh',
+    });
+    assert.equal(fresh.statusCode, 200, fresh.body);
+    assert.deepEqual(fresh.json(), { balance: 50 });
   });
 
   test('the ledger: limit 0 or 201, before not an entry id: 422; limit 1 and 200 are fine', async () => {
