@@ -225,7 +225,12 @@ describe(`credit grants (${databaseLabel})`, () => {
     await accepted(invoicePaid(s, 'subscription_create'));
     const before = await ledger('grant-update');
     await accepted(invoicePaid(s, 'subscription_update', { price: 'price_sim_team' }));
-    await accepted(invoicePaid(s, 'manual', { price: 'price_sim_team' }));
+    // A change to a yearly price bills a longer period at once; still a plan change.
+    const yearEnd = s.periodEnd + 335 * DAY;
+    await accepted(
+      invoicePaid(s, 'subscription_update', { price: 'price_sim_team_year', periodEnd: yearEnd }),
+    );
+    await accepted(invoicePaid(s, 'manual', { price: 'price_sim_team', periodEnd: yearEnd }));
     const read = await credits('grant-update');
     assert.equal(read.grant!.amount, 1000);
     assert.equal(read.balance, 1000);
