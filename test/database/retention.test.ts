@@ -1,6 +1,7 @@
 // Retention: the service deletes, in batches, the records of events created longer ago than
 // WEBHOOK_EVENT_RETENTION_DAYS (35), the failure records older than
-// WEBHOOK_FAILURE_RETENTION_DAYS (30) and the per-user limits' expired windows, and keeps the rest.
+// WEBHOOK_FAILURE_RETENTION_DAYS (30), the per-user limits' expired windows and credit spends' keys
+// older than 7 days, and keeps the rest.
 // An event older than the retention delivered anyway is processed again, and the ordering guard
 // keeps the newer state it finds.
 import assert from 'node:assert/strict';
@@ -38,7 +39,11 @@ describe(`retention (${databaseLabel})`, () => {
         ('evt_b', 'invoice.paid', 'Error: x', now() - interval '29 days');
       INSERT INTO rate_limit_counts (key, hits, window_end) VALUES
         ('checkout:gone', 3, now() - interval '1 second'),
-        ('checkout:running', 3, now() + interval '30 seconds');`);
+        ('checkout:running', 3, now() + interval '30 seconds');
+      INSERT INTO credit_spends (idempotency_key, subject_type, subject_id, amount, status, answer,
+        created_at) VALUES
+        ('spend-8-days', 'user', gen_random_uuid(), 1, 200, '{"balance":1}', now() - interval '8 days'),
+        ('spend-6-days', 'user', gen_random_uuid(), 1, 200, '{"balance":1}', now() - interval '6 days');`);
     await t.composition.jobs.retention.look();
     assert.deepEqual(
       (await db.query<{ id: string }>('SELECT id FROM webhook_events ORDER BY id')).map(
@@ -55,7 +60,20 @@ describe(`retention (${databaseLabel})`, () => {
       "SELECT result FROM job_leases WHERE job = 'retention'",
     );
     const result = typeof lease!.result === 'string' ? JSON.parse(lease!.result) : lease!.result;
-    assert.deepEqual(result, { events: 2500, failures: 1, limits: 1, outboundEvents: 0 });
+    assert.deepEqual(result, {
+      events: 2500,
+      failures: 1,
+      limits: 1,
+      spendKeys: 1,
+      outboundEvents: 0,
+    });
+    // A spend's key answers its repeats for 7 days (contract section 14), then goes.
+    assert.deepEqual(
+      (await db.query<{ k: string }>('SELECT idempotency_key AS k FROM credit_spends')).map(
+        (r) => r.k,
+      ),
+      ['spend-6-days'],
+    );
     // Not due again for an hour, on this instance or any other.
     await db.exec(`INSERT INTO webhook_events (id, type, livemode, outcome, event_created)
       VALUES ('evt_old_again', 'invoice.paid', false, 'processed', now() - interval '40 days')`);
