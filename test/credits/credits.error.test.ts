@@ -16,6 +16,7 @@ import type { TokenClaims } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { memberToken } from '../helpers/organizations.ts';
+import { REFUSED_URLS } from '../helpers/refused-urls.ts';
 import { simulatorClient } from '../helpers/simulator-client.ts';
 
 const SERVICE_CLAIMS = {
@@ -38,7 +39,10 @@ const VALID_SPEND = {
 describe(`credits errors (${databaseLabel})`, () => {
   let t: TestApp;
   before(async () => {
-    t = await buildTestApp({ BILLING_CHECKOUT_RATE_LIMIT: '1000' });
+    t = await buildTestApp({
+      APP_URL: 'https://app.example.test',
+      BILLING_CHECKOUT_RATE_LIMIT: '1000',
+    });
   });
   after(() => t.close());
 
@@ -258,6 +262,18 @@ describe(`credits errors (${databaseLabel})`, () => {
     assert422(await checkout(token, { pack: 5 }), ['body', 'pack']);
   });
 
+  test('return URLs are checked as for a checkout: 422 url_not_allowed at the field', async () => {
+    const token = await t.token('err-returner');
+    for (const field of ['success_url', 'cancel_url'])
+      for (const url of REFUSED_URLS) {
+        const response = await checkout(token, { pack: 'small', [field]: url });
+        assert.equal(response.statusCode, 422, `${field} ${url.slice(0, 40)}: ${response.body}`);
+        const [item] = response.json().detail;
+        assert.deepEqual(item.loc, ['body', field]);
+        assert.equal(item.type, 'url_not_allowed');
+      }
+  });
+
   test('a spend for an organisation the backend names: made on first sight, its own balance', async () => {
     const response = await spend({
       subject: { type: 'organization', idp_id: 'err-new-org' },
@@ -344,6 +360,7 @@ describe(`credits with no packs for sale (${databaseLabel})`, () => {
     // A provider of one's own (PAYMENTS_API_KEY) and BILLING_CREDIT_PACKS unset: nothing to buy.
     // The 409 is decided before the provider is asked, so an unreachable one does.
     t = await buildTestApp({
+      BILLING_CHECKOUT_RATE_LIMIT: '2',
       PAYMENTS_API_KEY: 'sk_test_x',
       PAYMENTS_API_BASE: 'http://127.0.0.1:9',
       PAYMENTS_WEBHOOK_SECRET: 'whsec_x',
@@ -369,5 +386,22 @@ describe(`credits with no packs for sale (${databaseLabel})`, () => {
     });
     assert.equal(read.statusCode, 200, read.body);
     assert.deepEqual(read.json().packs, []);
+  });
+
+  test('pack checkouts count toward the per-user checkout limit (here 2 a minute): 429', async () => {
+    const token = await t.token('nopack-hurried');
+    const statuses = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/v1/credits/checkout',
+            headers: bearer(token),
+            payload: { pack: 'small' },
+          })
+        ).statusCode,
+      );
+    assert.deepEqual(statuses, [409, 409, 429]);
   });
 });
