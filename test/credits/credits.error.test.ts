@@ -104,6 +104,18 @@ describe(`credits errors (${databaseLabel})`, () => {
     );
   };
 
+  test('no token: 401 on every credits operation, before the body is read', async () => {
+    for (const [method, url, payload] of [
+      ['GET', '/api/v1/credits', undefined],
+      ['GET', '/api/v1/credits/ledger?limit=0', undefined],
+      ['POST', '/api/v1/credits/checkout', { pack: 'nope' }],
+      ['POST', '/api/v1/credits/spend', { amount: 'x' }],
+    ] as const) {
+      const response = await t.app.inject({ method, url, ...(payload && { payload }) });
+      assert.equal(response.statusCode, 401, `${method} ${url}: ${response.body}`);
+    }
+  });
+
   test('a spend body out of bounds: 422 at the field, nothing spent', async () => {
     const before = await balanceOfSpender();
     for (const [change, loc] of [

@@ -3,7 +3,8 @@
 // - a balance of 50 (the operator's `credits adjust +50`), then 60 concurrent spends of 1 with
 //   distinct keys split between both: exactly 50 spent, 10 refused (402), the balance 0, 50 spend
 //   entries whose balance_after never goes below zero and follows from the entry before; the
-//   application told `credits.depleted` once;
+//   application told `credits.depleted` once; a subject with nothing, refused on both at once,
+//   told once too;
 // - 20 concurrent spends with one key over both: one answer, status and body, one spend;
 // - one pack's checkout.session.completed delivered concurrently to both, again and again, with a
 //   second event of the same session and its async_payment_succeeded: the credits added once.
@@ -193,6 +194,25 @@ describe(
       );
       assert.equal(keys!.n, 60, 'every answer kept under its key');
       assert.equal(await outbound(id, 'credits.depleted'), 1, 'told once that it ran out');
+    });
+
+    test('a subject with nothing, refused on both instances at once: told it ran out once', async () => {
+      const id = await userId('mp-empty');
+      const token = await serviceToken();
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          call(i, 'credits/spend', token, {
+            subject: { type: 'user', idp_id: 'mp-empty' },
+            amount: 1,
+            idempotency_key: `mp-empty-${i}`,
+          }),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((a) => [a.status, a.body.balance]),
+        Array.from({ length: 10 }, () => [402, 0]),
+      );
+      assert.equal(await outbound(id, 'credits.depleted'), 1);
     });
 
     test('20 concurrent spends with one key over both instances: one answer, one spend', async () => {
