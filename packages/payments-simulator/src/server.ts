@@ -12,6 +12,8 @@ import { controlRoutes } from './api/controls.ts';
 import { driftControlRoutes } from './api/drift-controls.ts';
 import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
+import { paymentRoutes } from './api/payments.ts';
+import { refundRoutes } from './api/refunds.ts';
 import { subscriptionScheduleRoutes } from './api/subscription-schedules.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
 import { v2EventRoutes } from './api/v2-events.ts';
@@ -55,6 +57,8 @@ const API_ROUTES = [
   billingPortalRoutes,
   portalConfigurationRoutes,
   subscriptionScheduleRoutes,
+  paymentRoutes,
+  refundRoutes,
 ];
 
 /** /v1, /v2 and /_sim: each with the API key; /v1 and /v2 counted, /v1 with Idempotency-Key. */
