@@ -30,6 +30,7 @@ import { registerIdempotency } from './idempotency.ts';
 import { checkoutPageRoutes } from './pages/checkout-page.ts';
 import { dashboardRoutes } from './pages/dashboard.ts';
 import { driftPanelRoutes } from './pages/drift-panel.ts';
+import { paymentsPanelRoutes } from './pages/payments-panel.ts';
 import { portalPageRoutes } from './pages/portal-page.ts';
 
 /** Form bodies only, as Stripe takes them. */
@@ -115,6 +116,7 @@ export async function buildSimulatorServer(
   await app.register(checkoutPageRoutes(ctx));
   await app.register(dashboardRoutes(ctx));
   await app.register(driftPanelRoutes(ctx));
+  await app.register(paymentsPanelRoutes(ctx));
   await app.register(portalPageRoutes(ctx));
   app.get('/favicon.ico', async (_request, reply) => reply.status(204).send());
   return app;
