@@ -1,17 +1,20 @@
 // What happens to a checkout session after it is created: paid on the hosted page (customer,
 // subscription, paid invoice, then checkout.session.completed, customer.subscription.created and
-// invoice.paid, in that order), or expired (by the API, or lazily once expires_at has passed).
+// invoice.paid, in that order; in payment mode a payment instead: checkout-payment.ts), or
+// expired (by the API, or lazily once expires_at has passed).
 // A session with a trial starts a trialing subscription with a $0 invoice, and collects no card
 // when payment_method_collection=if_required; a redeemed code becomes the subscription's discount;
 // automatic tax is on the subscription and its invoices.
 import type Stripe from 'stripe';
 import { attachCard } from './card-update.ts';
+import { payOnce, type OneTimePaid } from './checkout-payment.ts';
 import { mutate, type Outcome, type SimContext, type Unit } from './context.ts';
 import { invalidParam } from './errors.ts';
 import { AUTOMATIC, previousAttributes, type Trigger } from './events.ts';
 import type { SessionExtra } from './objects/checkout.ts';
 import { buildCustomer, takeInvoiceNumber } from './objects/customers.ts';
 import { SIMULATED_ADDRESS } from './objects/offers.ts';
+import type { PaymentMethodType } from './objects/payment-intents.ts';
 import { buildSubscription, periodEndOf } from './objects/subscriptions.ts';
 import type { Documents, Stored } from './store.ts';
 import {
@@ -26,6 +29,7 @@ type Session = Stripe.Checkout.Session;
 
 export type PayResult =
   | { paid: true; session: Session; subscription: Stripe.Subscription; invoice: Stripe.Invoice }
+  | OneTimePaid
   | { paid: false; session: Session };
 
 async function expireLocked(unit: Unit, session: Session): Promise<Session> {
@@ -78,12 +82,14 @@ function customerDetails(customer: Stripe.Customer): Stripe.Checkout.Session.Cus
 
 /**
  * The Pay button. Paying twice (two tabs, a double click) pays once: the session row is locked.
- * `email` is what the person typed when the session named neither customer nor customer_email.
+ * `email` is what the person typed when the session named neither customer nor customer_email;
+ * `method` how they paid: a bank debit is offered in payment mode only (checkout-payment.ts).
  */
 export function payCheckout(
   ctx: SimContext,
   id: string,
   email?: string,
+  method: PaymentMethodType = 'card',
 ): Promise<Outcome<PayResult>> {
   return mutate(ctx, AUTOMATIC, async (unit): Promise<PayResult> => {
     const stored = await unit.docs.require<Session>('checkout.session', id, { lock: true });
@@ -91,12 +97,15 @@ export function payCheckout(
     const at = nowSeconds();
     if (stored.data.expires_at <= at)
       return { paid: false, session: await expireLocked(unit, stored.data) };
-    return pay(
-      unit,
-      { session: stored.data, extra: stored.extra as unknown as SessionExtra },
-      at,
-      email,
-    );
+    const extra = stored.extra as unknown as SessionExtra;
+    if (stored.data.mode === 'payment')
+      return payOnce(unit, stored.data, extra, { at, email, method });
+    if (method !== 'card')
+      throw invalidParam(
+        `A subscription checkout is paid by card here; ${method} is offered in payment mode only.`,
+        'payment_method_type',
+      );
+    return pay(unit, { session: stored.data, extra }, at, email);
   });
 }
 

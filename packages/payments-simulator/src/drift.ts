@@ -16,6 +16,7 @@ import { buildSubscription, periodEndOf } from './objects/subscriptions.ts';
 import { switchPrice } from './subscription-changes.ts';
 import type { Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
+import { requireRecurring } from './objects/one-time-prices.ts';
 
 /** The context whose changes emit nothing. */
 export const eventsLost = (ctx: SimContext): SimContext => ({ ...ctx, eventsLost: true });
@@ -60,7 +61,10 @@ export function subscribeElsewhere(
 ): Promise<Outcome<Subscribed>> {
   return mutate(eventsLost(ctx), AUTOMATIC, async ({ docs }) => {
     const at = nowSeconds();
-    const price = (await docs.require<Stripe.Price>('price', input.price, { param: 'price' })).data;
+    const price = requireRecurring(
+      (await docs.require<Stripe.Price>('price', input.price, { param: 'price' })).data,
+      'price',
+    );
     const existing =
       input.customer === undefined
         ? buildCustomer({ email: input.email })

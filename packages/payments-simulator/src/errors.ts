@@ -37,6 +37,10 @@ export class StripeApiError extends Error {
 export const invalidParam = (message: string, param?: string, code?: string): StripeApiError =>
   new StripeApiError(400, message, { param, code });
 
+/** A parameter whose effect the simulator cannot honour: a 400 saying so, and why. */
+export const unsupported = (param: string, why: string): StripeApiError =>
+  invalidParam(`The payments simulator does not support ${param}: ${why}.`, param);
+
 /** An unknown object: 404 when named by the URL, 400 naming the parameter when named by one. */
 export const noSuch = (kind: string, id: string, param?: string): StripeApiError =>
   new StripeApiError(param === undefined ? 404 : 400, `No such ${kind}: '${id}'`, {

@@ -1,9 +1,11 @@
 // `expand[]`: replaces ids in a response by the objects they name, along dotted paths
 // (`customer`, `subscription.latest_invoice`, `data.customer` in lists, `items.data.price.product`),
-// at most four levels, as Stripe does. `line_items` of a checkout session is computed on demand.
+// at most four levels, as Stripe does. `line_items` of a checkout session and `refunds` of a charge
+// are computed on demand.
 import type Stripe from 'stripe';
 import { invalidParam } from './errors.ts';
 import { lineItemsOf, presentSession, type SessionExtra } from './objects/checkout.ts';
+import { refundsOf } from './objects/refunds.ts';
 import type { Documents, SimType } from './store.ts';
 
 const PREFIXES: [string, SimType][] = [
@@ -17,6 +19,10 @@ const PREFIXES: [string, SimType][] = [
   ['cs_', 'checkout.session'],
   ['promo_', 'promotion_code'],
   ['di_', 'discount'],
+  ['pi_', 'payment_intent'],
+  ['ch_', 'charge'],
+  ['py_', 'charge'],
+  ['re_', 'refund'],
 ];
 
 type Target = Record<string, unknown>;
@@ -49,6 +55,9 @@ export class Expander {
         stored!.data,
         stored!.extra as unknown as SessionExtra,
       );
+    } else if (key === 'refunds' && target.object === 'charge') {
+      // Since API 2022-11-15 a charge's refunds are listed only when expanded.
+      value = target[key] = await refundsOf(this.docs, target.id as string);
     } else if (typeof value === 'string') {
       value = target[key] = await this.load(value, path);
     } else if (value === undefined) {

@@ -23,6 +23,7 @@ import {
 import { customerIdOf, itemOf, periodEndOf, withPeriod } from './objects/subscriptions.ts';
 import { update, type Changed } from './subscription-lifecycle.ts';
 import { nowSeconds } from './time.ts';
+import { requireRecurring } from './objects/one-time-prices.ts';
 
 type Subscription = Stripe.Subscription;
 
@@ -47,8 +48,14 @@ async function withChangedItem(
   if (change.item !== item.id) throw noSuch('subscription_item', change.item, 'items[0][id]');
   const repriced = change.price !== undefined && change.price !== item.price.id;
   const price = repriced
-    ? (await unit.docs.require<Stripe.Price>('price', change.price!, { param: 'items[0][price]' }))
-        .data
+    ? requireRecurring(
+        (
+          await unit.docs.require<Stripe.Price>('price', change.price!, {
+            param: 'items[0][price]',
+          })
+        ).data,
+        'items[0][price]',
+      )
     : item.price;
   const quantity = change.quantity ?? (repriced ? 1 : item.quantity);
   const changed = { ...item, price, plan: planOf(price), quantity };

@@ -25,6 +25,7 @@ import type { Documents } from './store.ts';
 import { cancelLocked } from './subscription-changes.ts';
 import { ENDED, locked, update } from './subscription-lifecycle.ts';
 import { nowSeconds, periodEnd } from './time.ts';
+import { requireRecurring } from './objects/one-time-prices.ts';
 
 type Subscription = Stripe.Subscription;
 
@@ -91,6 +92,7 @@ async function phasesOf(docs: Documents, requests: PhaseRequest[], now: number):
     const { data: price } = await docs.require<Stripe.Price>('price', request.price, {
       param: `${param}[items][0][price]`,
     });
+    requireRecurring(price, `${param}[items][0][price]`);
     const last = index === requests.length - 1;
     const end =
       request.end !== undefined

@@ -12,6 +12,8 @@ import { controlRoutes } from './api/controls.ts';
 import { driftControlRoutes } from './api/drift-controls.ts';
 import { customerRoutes } from './api/customers.ts';
 import { eventRoutes } from './api/events.ts';
+import { paymentRoutes } from './api/payments.ts';
+import { refundRoutes } from './api/refunds.ts';
 import { subscriptionScheduleRoutes } from './api/subscription-schedules.ts';
 import { subscriptionRoutes } from './api/subscriptions.ts';
 import { v2EventRoutes } from './api/v2-events.ts';
@@ -28,6 +30,7 @@ import { registerIdempotency } from './idempotency.ts';
 import { checkoutPageRoutes } from './pages/checkout-page.ts';
 import { dashboardRoutes } from './pages/dashboard.ts';
 import { driftPanelRoutes } from './pages/drift-panel.ts';
+import { paymentsPanelRoutes } from './pages/payments-panel.ts';
 import { portalPageRoutes } from './pages/portal-page.ts';
 
 /** Form bodies only, as Stripe takes them. */
@@ -55,6 +58,8 @@ const API_ROUTES = [
   billingPortalRoutes,
   portalConfigurationRoutes,
   subscriptionScheduleRoutes,
+  paymentRoutes,
+  refundRoutes,
 ];
 
 /** /v1, /v2 and /_sim: each with the API key; /v1 and /v2 counted, /v1 with Idempotency-Key. */
@@ -111,6 +116,7 @@ export async function buildSimulatorServer(
   await app.register(checkoutPageRoutes(ctx));
   await app.register(dashboardRoutes(ctx));
   await app.register(driftPanelRoutes(ctx));
+  await app.register(paymentsPanelRoutes(ctx));
   await app.register(portalPageRoutes(ctx));
   app.get('/favicon.ico', async (_request, reply) => reply.status(204).send());
   return app;

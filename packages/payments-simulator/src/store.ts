@@ -19,6 +19,9 @@ export type SimType =
   | 'coupon'
   | 'promotion_code'
   | 'discount'
+  | 'payment_intent'
+  | 'charge'
+  | 'refund'
   | 'simulator_clock';
 export type Extra = Record<string, unknown>;
 export interface Stored<T> {
@@ -41,7 +44,12 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
     case 'customer':
       return [doc.id, null, field(doc, 'email')];
     case 'checkout.session':
-      return [field(doc, 'customer'), field(doc, 'status'), field(doc, 'subscription')];
+      // What it made: a subscription, or in payment mode a payment intent (one or the other).
+      return [
+        field(doc, 'customer'),
+        field(doc, 'status'),
+        field(doc, 'subscription') ?? field(doc, 'payment_intent'),
+      ];
     case 'subscription':
     case 'billing_portal.session':
     case 'payment_method':
@@ -82,6 +90,12 @@ function indexOf(type: SimType, doc: Doc): [string | null, string | null, string
     case 'coupon':
     case 'discount':
       return [field(doc, 'customer'), null, field(doc, 'subscription')];
+    case 'payment_intent':
+      return [field(doc, 'customer'), field(doc, 'status'), null];
+    case 'charge':
+      return [field(doc, 'customer'), field(doc, 'status'), field(doc, 'payment_intent')];
+    case 'refund':
+      return [field(doc, 'customer'), field(doc, 'status'), field(doc, 'charge')];
     case 'simulator_clock':
       return [null, null, null];
   }

@@ -29,11 +29,14 @@ export const snapshotIdOf = (thinId: string): string | null =>
 /** Where each kind of object is read, as Stripe's related_object.url says. */
 const COLLECTIONS: Record<string, string> = {
   'checkout.session': '/v1/checkout/sessions',
+  charge: '/v1/charges',
   customer: '/v1/customers',
   invoice: '/v1/invoices',
+  payment_intent: '/v1/payment_intents',
   payment_method: '/v1/payment_methods',
   price: '/v1/prices',
   product: '/v1/products',
+  refund: '/v1/refunds',
   subscription: '/v1/subscriptions',
 };
 

@@ -105,7 +105,14 @@ describe(`simulator API errors (${databaseLabel})`, () => {
       'mode',
       /Missing required param: mode/,
     );
-    await rejects(session({ mode: 'payment' }), 'StripeInvalidRequestError', 400, 'mode');
+    await rejects(session({ mode: 'setup' }), 'StripeInvalidRequestError', 400, 'mode');
+    await rejects(
+      session({ mode: 'payment' }),
+      'StripeInvalidRequestError',
+      400,
+      'line_items[0][price]',
+      /passed a recurring price/,
+    );
     await rejects(session({ line_items: [] }), 'StripeInvalidRequestError', 400, 'line_items');
     await rejects(
       session({ line_items: [{ price: 'price_sim_pro' }] }),

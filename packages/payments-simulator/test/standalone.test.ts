@@ -1,6 +1,7 @@
 // The simulator as a command of its own (bin/payments-simulator.mjs), as another project runs it:
 // started as a process with flags, driven by the official stripe SDK, delivering signed events
 // to a webhook receiver that verifies each with the SDK's constructEvent. SIGTERM stops it cleanly.
+// Without --one-time-prices it sells the default credit packs.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -90,6 +91,12 @@ describe(`the payments-simulator command (${databaseLabel})`, () => {
     const price = await stripe.prices.retrieve('price_standalone_pro');
     assert.equal(price.unit_amount, 1500);
     assert.equal(price.recurring?.interval, 'month');
+    // Without --one-time-prices, the default credit packs.
+    const packs = await stripe.prices.list({ type: 'one_time' });
+    assert.deepEqual(packs.data.map((p) => [p.id, p.unit_amount]).sort(), [
+      ['price_sim_credits_large', 3500],
+      ['price_sim_credits_small', 900],
+    ]);
     await assert.rejects(
       sdk(simulator).customers.list(),
       (error: Stripe.errors.StripeError) => error.statusCode === 401,
@@ -131,5 +138,15 @@ describe(`the payments-simulator command (${databaseLabel})`, () => {
     const [code] = await once(child, 'exit');
     assert.equal(code, 2);
     assert.match(stderr, /^payments-simulator: --prices: expected tier=price_id/);
+    const packs = spawn(process.execPath, [BIN, '--one-time-prices', 'small=price_sim_pro'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let said = '';
+    packs.stderr.on('data', (chunk) => (said += chunk));
+    assert.equal((await once(packs, 'exit'))[0], 2);
+    assert.match(
+      said,
+      /^payments-simulator: --one-time-prices: price_sim_pro is already a recurring price/,
+    );
   });
 });

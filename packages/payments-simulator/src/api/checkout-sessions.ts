@@ -1,4 +1,5 @@
-// /v1/checkout/sessions: create (subscription mode, one recurring price), retrieve, list,
+// /v1/checkout/sessions: create (subscription mode, one recurring price; payment mode, one
+// one-time price), retrieve, list (by customer, status, subscription or payment intent),
 // line_items, expire. The session's `url` is the simulator's hosted page.
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
@@ -41,7 +42,8 @@ async function listSessions(
   const status = oneOf(params, 'status', ['open', 'complete', 'expired'] as const);
   const filter = {
     customer: text(params, 'customer'),
-    ref: text(params, 'subscription'),
+    // The one column holds what the session made: its subscription or its payment intent.
+    ref: text(params, 'subscription') ?? text(params, 'payment_intent'),
     status: status === undefined ? undefined : [status],
   };
   const page = await ctx.docs.list<Session>('checkout.session', filter, pageOfParams(params));

@@ -2,14 +2,18 @@
 // answers after the events it caused had their first delivery attempt (or 10 s), saying which
 // events were emitted and whether each reached the webhook endpoint. /_sim/calls reads (GET) and
 // resets (DELETE) the count of API calls served; /_sim/customers/:id/advance moves a customer's
-// clock as a test clock's advance does; /_sim/settings reads (GET) and changes (POST, a
-// form) the dashboard's switches (settings.ts).
+// clock as a test clock's advance does; /_sim/payment_intents/:id/settle and .../fail decide a
+// bank debit (payment-settlement.ts); /_sim/settings reads (GET) and changes (POST, a form) the
+// dashboard's switches (settings.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { CallCounter } from '../call-counter.ts';
 import { payCheckout } from '../checkout-flow.ts';
 import { within, type Outcome, type SimContext } from '../context.ts';
 import { invalidParam } from '../errors.ts';
 import { AUTOMATIC, type Trigger } from '../events.ts';
+import { PAYMENT_METHOD_TYPES } from '../objects/payment-intents.ts';
+import { oneOf } from '../params.ts';
+import { SETTLEMENTS, settlePayment, type Settlement } from '../payment-settlement.ts';
 import { cancelAtPeriodEnd, cancelNow, scheduleCancel } from '../subscription-changes.ts';
 import { failRenewal, renew, type Changed } from '../subscription-lifecycle.ts';
 import { endTrial } from '../trial-end.ts';
@@ -83,14 +87,27 @@ export function controlRoutes(ctx: SimContext, calls: CallCounter): FastifyPlugi
       advanceCustomerClock(ctx, request.params.id, paramsOf(request).to),
     );
 
-    /** Pays an open checkout session as the page's Pay button does. */
+    /** Pays an open checkout session as the page's Pay button does (by card, or a bank debit). */
     app.post<{ Params: { id: string } }>('/checkout/sessions/:id/pay', async (request) => {
-      const outcome = await payCheckout(ctx, request.params.id);
+      const method = oneOf(paramsOf(request), 'payment_method_type', PAYMENT_METHOD_TYPES);
+      const outcome = await payCheckout(ctx, request.params.id, undefined, method);
       if (!outcome.value.paid)
         throw invalidParam(
           `Checkout session ${request.params.id} is ${outcome.value.session.status}; only an open session can be paid.`,
         );
       return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
     });
+
+    /** A processing bank debit settles or fails, as the bank decides days later. */
+    app.post<{ Params: { id: string; action: string } }>(
+      '/payment_intents/:id/:action',
+      async (request) => {
+        const { id, action } = request.params;
+        if (!Object.hasOwn(SETTLEMENTS, action))
+          throw invalidParam(`Unknown action ${action}; use settle or fail.`);
+        const outcome = await settlePayment(ctx, id, action as Settlement);
+        return { ...outcome.value, events: await eventsReport(ctx, outcome, CONTROL_WAIT_MS) };
+      },
+    );
   };
 }

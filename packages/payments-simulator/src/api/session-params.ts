@@ -1,32 +1,21 @@
 // The parameters of POST /v1/checkout/sessions, checked as Stripe checks them. The simulator
 // sells subscriptions: mode=subscription with one line item naming a recurring price by id, with
 // the offers Stripe's Checkout has: a trial (subscription_data[trial_period_days] or [trial_end],
-// [trial_settings]), payment_method_collection, allow_promotion_codes or one discount, automatic
-// tax with customer_update and tax_id_collection. Stripe parameters it does not model (locale, ...)
-// are accepted and ignored; ones whose effect it cannot honour (inline price_data) are refused.
+// [trial_settings]: subscription-session-params.ts), payment_method_collection,
+// allow_promotion_codes or one discount, automatic tax with customer_update and tax_id_collection.
+// It sells one-time prices too: mode=payment with one line item naming a one-time price
+// (payment-session-params.ts). Stripe parameters it does not model (locale, ...) are accepted and
+// ignored; ones whose effect it cannot honour (inline price_data) are refused.
 import type Stripe from 'stripe';
-import { invalidParam } from '../errors.ts';
+import { invalidParam, unsupported } from '../errors.ts';
 import type { FormObject } from '../form.ts';
-import type { CustomerUpdate, NewSession, SubscriptionData } from '../objects/checkout.ts';
+import type { NewSession, SessionMode } from '../objects/checkout.ts';
 import { appliedDiscount } from '../objects/offers.ts';
-import {
-  customerUpdate,
-  discount,
-  enabled,
-  missingPaymentMethod,
-  trialDays,
-} from './offer-params.ts';
-import {
-  allowOnly,
-  array,
-  flag,
-  hash,
-  mergeMetadata,
-  metadata,
-  oneOf,
-  text,
-  whole,
-} from '../params.ts';
+import { customerUpdate, discount, enabled } from './offer-params.ts';
+import { paymentModeParams } from './payment-session-params.ts';
+import { lineItem } from './session-line-params.ts';
+import { checkTaxRules, subscriptionData } from './subscription-session-params.ts';
+import { allowOnly, flag, mergeMetadata, metadata, oneOf, text, whole } from '../params.ts';
 import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
 
@@ -84,36 +73,6 @@ const SESSION_PARAMS = [
   'ui_mode',
   'wallet_options',
 ];
-const LINE_ITEM_PARAMS = [
-  'adjustable_quantity',
-  'dynamic_tax_rates',
-  'metadata',
-  'price',
-  'price_data',
-  'quantity',
-  'tax_rates',
-];
-const SUBSCRIPTION_DATA_PARAMS = [
-  'application_fee_percent',
-  'billing_cycle_anchor',
-  'billing_cycle_anchor_config',
-  'billing_mode',
-  'default_tax_rates',
-  'description',
-  'invoice_settings',
-  'metadata',
-  'on_behalf_of',
-  'pending_invoice_item_interval',
-  'proration_behavior',
-  'transfer_data',
-  'trial_end',
-  'trial_period_days',
-  'trial_settings',
-];
-
-const unsupported = (param: string, why: string) =>
-  invalidParam(`The payments simulator does not support ${param}: ${why}.`, param);
-
 function url(params: FormObject, name: string): string | null {
   const value = text(params, name, { max: 5000 });
   if (value === undefined) return null;
@@ -126,85 +85,16 @@ function url(params: FormObject, name: string): string | null {
   throw invalidParam('Not a valid URL', name, 'url_invalid');
 }
 
-async function lineItem(
-  docs: Documents,
-  params: FormObject,
-): Promise<{ price: Stripe.Price; quantity: number }> {
-  const items = array(params, 'line_items');
-  if (items === undefined || items.length === 0) {
-    throw invalidParam(
-      'You must provide at least one recurring price in `subscription` mode when using prices.',
-      'line_items',
-    );
-  }
-  if (items.length > 1) throw unsupported('line_items[1]', 'a simulated checkout sells one price');
-  const item = hash({ item: items[0]! }, 'item', 'line_items[0]')!;
-  allowOnly(item, LINE_ITEM_PARAMS, 'line_items[0]');
-  if (item.price_data !== undefined)
-    throw unsupported(
-      'line_items[0][price_data]',
-      'name one of the configured prices in line_items[0][price]',
-    );
-  const priceId = text(item, 'price', { required: true, param: 'line_items[0][price]' })!;
-  const quantity = whole(item, 'quantity', { min: 1, max: 999_999 }, 'line_items[0][quantity]');
-  if (quantity === undefined)
-    throw invalidParam(
-      'Quantity is required. Add `quantity` to `line_items[0]`',
-      'line_items[0][quantity]',
-    );
-  const price = (
-    await docs.require<Stripe.Price>('price', priceId, { param: 'line_items[0][price]' })
-  ).data;
-  if (price.type !== 'recurring' || !price.active) {
-    throw invalidParam(
-      'You must provide at least one recurring price in `subscription` mode when using prices.',
-      'line_items[0][price]',
-    );
-  }
-  return { price, quantity };
-}
-
-function subscriptionData(params: FormObject, now: number): SubscriptionData {
-  const data = hash(params, 'subscription_data');
-  if (data === undefined) return { metadata: {}, description: null };
-  allowOnly(data, SUBSCRIPTION_DATA_PARAMS, 'subscription_data');
-  const days = trialDays(data, 'subscription_data[trial_period_days]');
-  const end =
-    whole(
-      data,
-      'trial_end',
-      { min: 0, max: Number.MAX_SAFE_INTEGER },
-      'subscription_data[trial_end]',
-    ) ?? null;
-  if (days !== null && end !== null)
-    throw invalidParam(
-      'You may only specify one of these parameters: subscription_data[trial_end], subscription_data[trial_period_days].',
-      'subscription_data[trial_end]',
-    );
-  if (end !== null && end < now + 48 * 3_600)
-    throw invalidParam(
-      '`subscription_data[trial_end]` must be at least 48 hours in the future.',
-      'subscription_data[trial_end]',
-    );
-  return {
-    metadata: mergeMetadata({}, metadata(data, 'metadata', 'subscription_data[metadata]')),
-    description:
-      text(data, 'description', { max: 500, param: 'subscription_data[description]' }) ?? null,
-    trial_period_days: days,
-    trial_end: end,
-    missing_payment_method: missingPaymentMethod(data, 'subscription_data'),
-  };
-}
-
-/** mode=subscription on the hosted page: the only checkout the simulator has. */
-function checkMode(params: FormObject): void {
+/** mode=subscription or mode=payment on the hosted page: the checkouts the simulator has. */
+function checkMode(params: FormObject): SessionMode {
   const mode = oneOf(params, 'mode', ['payment', 'setup', 'subscription'] as const);
   if (mode === undefined) throw invalidParam('Missing required param: mode.', 'mode');
-  if (mode !== 'subscription')
-    throw unsupported('mode', `only mode=subscription is simulated, got ${mode}`);
+  if (mode === 'setup')
+    throw unsupported('mode', 'only mode=subscription and mode=payment are simulated, got setup');
   const uiMode = text(params, 'ui_mode');
   if (uiMode !== undefined && uiMode !== 'hosted_page')
     throw unsupported('ui_mode', 'only the hosted page is simulated');
+  return mode;
 }
 
 /** `customer` (which must exist) or `customer_email`, at most one of them. */
@@ -234,59 +124,13 @@ function expiresAtParam(params: FormObject, now: number): number | undefined {
   return expiresAt;
 }
 
-/** Stripe's own rules: tax needs an address it may read or write, tax ids the customer's name. */
-function checkTaxRules(
-  customerDoc: Stripe.Customer | null,
-  {
-    automaticTax,
-    taxIdCollection,
-    update,
-  }: Pick<NewSession, 'automaticTax' | 'taxIdCollection'> & {
-    update: CustomerUpdate | null;
-  },
-): void {
-  if (
-    automaticTax &&
-    customerDoc !== null &&
-    customerDoc.address == null &&
-    update?.address !== 'auto' &&
-    update?.shipping !== 'auto'
-  )
-    throw invalidParam(
-      "Automatic tax calculation in Checkout requires a valid address on the Customer. Add a valid address to the Customer or set either `customer_update[address]` to 'auto' or `customer_update[shipping]` to 'auto' to save the address entered in Checkout to the Customer.",
-      'automatic_tax[enabled]',
-    );
-  if (taxIdCollection && customerDoc !== null && update?.name !== 'auto')
-    throw invalidParam(
-      "tax_id_collection requires updating business name on the customer. To enable tax id collection for an existing customer, please set `customer_update[name]` to 'auto'.",
-      'tax_id_collection[enabled]',
-    );
-}
+type SessionParams = Omit<NewSession, 'created' | 'expiresAt'> & { expiresAt?: number };
 
-export async function readSessionParams(
-  docs: Documents,
-  params: FormObject,
-): Promise<Omit<NewSession, 'created' | 'expiresAt'> & { expiresAt?: number }> {
-  allowOnly(params, SESSION_PARAMS);
-  checkMode(params);
+/** What every session takes, whatever its mode. */
+async function commonParams(docs: Documents, params: FormObject, mode: SessionMode) {
   const { customer, customerEmail, customerDoc } = await customerParams(docs, params);
-  const now = nowSeconds();
-  const expiresAt = expiresAtParam(params, now);
-  const { price, quantity } = await lineItem(docs, params);
-  const subscriptionDataParams = subscriptionData(params, now);
-  const paymentMethodCollection =
-    oneOf(params, 'payment_method_collection', ['always', 'if_required'] as const) ?? 'always';
-  const allowPromotionCodes = flag(params, 'allow_promotion_codes') ?? false;
-  const sessionDiscount = await discount(docs, params);
-  if (allowPromotionCodes && sessionDiscount !== null)
-    throw invalidParam(
-      'You may only specify one of these parameters: allow_promotion_codes, discounts.',
-      'allow_promotion_codes',
-    );
-  const update = customerUpdate(params, customer);
-  const automaticTax = enabled(params, 'automatic_tax', ['liability']);
-  const taxIdCollection = enabled(params, 'tax_id_collection', ['required']);
-  checkTaxRules(customerDoc, { automaticTax, taxIdCollection, update });
+  const expiresAt = expiresAtParam(params, nowSeconds());
+  const { price, quantity } = await lineItem(docs, params, mode);
   return {
     customer: customer ?? null,
     customerEmail: customerEmail ?? null,
@@ -296,6 +140,54 @@ export async function readSessionParams(
     successUrl: url(params, 'success_url'),
     cancelUrl: url(params, 'cancel_url'),
     metadata: mergeMetadata({}, metadata(params)),
+    expiresAt,
+    customerDoc,
+  };
+}
+
+/** Payment mode: one one-time price, charged as it is (payment-session-params.ts). */
+function paymentSession(common: Awaited<ReturnType<typeof commonParams>>, params: FormObject) {
+  const { customerDoc, ...session } = common;
+  return {
+    ...session,
+    ...paymentModeParams(params, common.customer ?? undefined),
+    mode: 'payment' as const,
+    subscriptionData: { metadata: {}, description: null },
+    allowPromotionCodes: false,
+    discount: null,
+    automaticTax: false,
+    addressKnown: false,
+    customerUpdate: null,
+    taxIdCollection: false,
+  };
+}
+
+export async function readSessionParams(
+  docs: Documents,
+  params: FormObject,
+): Promise<SessionParams> {
+  allowOnly(params, SESSION_PARAMS);
+  const mode = checkMode(params);
+  const common = await commonParams(docs, params, mode);
+  if (mode === 'payment') return paymentSession(common, params);
+  const { customerDoc, ...session } = common;
+  const subscriptionDataParams = subscriptionData(params, nowSeconds());
+  const paymentMethodCollection =
+    oneOf(params, 'payment_method_collection', ['always', 'if_required'] as const) ?? 'always';
+  const allowPromotionCodes = flag(params, 'allow_promotion_codes') ?? false;
+  const sessionDiscount = await discount(docs, params);
+  if (allowPromotionCodes && sessionDiscount !== null)
+    throw invalidParam(
+      'You may only specify one of these parameters: allow_promotion_codes, discounts.',
+      'allow_promotion_codes',
+    );
+  const update = customerUpdate(params, session.customer ?? undefined);
+  const automaticTax = enabled(params, 'automatic_tax', ['liability']);
+  const taxIdCollection = enabled(params, 'tax_id_collection', ['required']);
+  checkTaxRules(customerDoc, { automaticTax, taxIdCollection, update });
+  return {
+    ...session,
+    mode,
     subscriptionData: subscriptionDataParams,
     paymentMethodCollection,
     allowPromotionCodes,
@@ -304,6 +196,7 @@ export async function readSessionParams(
     addressKnown: customerDoc?.address != null,
     customerUpdate: update,
     taxIdCollection,
-    expiresAt,
+    customerCreation: null,
+    paymentIntentData: null,
   };
 }

@@ -1,4 +1,5 @@
-// Checkout sessions in subscription mode. The Stripe object does not show what the session will
+// Checkout sessions in subscription mode, and in payment mode for a one-time price (no trial, no
+// offers: what it charges is the price). The Stripe object does not show what the session will
 // create (its price, quantity, subscription_data, customer_update); that is kept as the document's
 // `extra`, and the price comes back through `expand[]=line_items` or GET .../line_items, as on
 // Stripe. Its amounts are what is due today (charge.ts): nothing during a trial; a redeemed code's
@@ -15,6 +16,7 @@ import {
   type Charge,
 } from './charge.ts';
 import { sessionAdjustments, SIMULATED_TAX } from './offers.ts';
+import { PAYMENT_METHOD_TYPES, type IntentData } from './payment-intents.ts';
 
 type MissingPaymentMethod = Stripe.Subscription.TrialSettings.EndBehavior.MissingPaymentMethod;
 
@@ -44,6 +46,8 @@ export interface SessionExtra {
   subscription_data: SubscriptionData;
   /** What Checkout may write onto the customer; absent without `customer_update`. */
   customer_update?: CustomerUpdate | null;
+  /** Payment mode: what the PaymentIntent is created with when the customer pays. */
+  payment_intent_data?: IntentData | null;
 }
 
 /** A coupon or promotion code on the session (at most one, as on Stripe). */
@@ -52,7 +56,10 @@ export interface SessionDiscount {
   promotionCode: string | null;
 }
 
+export type SessionMode = 'payment' | 'subscription';
+
 export interface NewSession {
+  mode: SessionMode;
   customer: string | null;
   customerEmail: string | null;
   clientReferenceId: string | null;
@@ -70,8 +77,33 @@ export interface NewSession {
   addressKnown: boolean;
   customerUpdate: CustomerUpdate | null;
   taxIdCollection: boolean;
+  /** Payment mode, without a customer: whether paying makes one. */
+  customerCreation: 'always' | 'if_required' | null;
+  /** Payment mode: what the PaymentIntent is created with; null in subscription mode. */
+  paymentIntentData: IntentData | null;
   created: number;
   expiresAt: number;
+}
+
+/** What a session in payment mode says differently: it makes no invoice, and offers a bank debit. */
+function paymentModeFields(input: NewSession): Partial<Stripe.Checkout.Session> {
+  return {
+    customer_creation: input.customerCreation,
+    invoice_creation: {
+      enabled: false,
+      invoice_data: {
+        account_tax_ids: null,
+        custom_fields: null,
+        description: null,
+        footer: null,
+        issuer: null,
+        metadata: {},
+        rendering_options: null,
+      },
+    },
+    mode: 'payment',
+    payment_method_types: [...PAYMENT_METHOD_TYPES],
+  };
 }
 
 /** Whether the session's subscription starts with a trial. */
@@ -222,11 +254,14 @@ export function buildSession(input: NewSession): {
     ui_mode: 'hosted_page',
     url: null,
     wallet_options: null,
+    // Overwritten keys keep their place, so the order stays Stripe's.
+    ...(input.mode === 'payment' ? paymentModeFields(input) : {}),
   };
   const extra: SessionExtra = {
     line_items: [{ id: newId('li_'), price: input.price.id, quantity: input.quantity }],
     subscription_data: input.subscriptionData,
     customer_update: input.customerUpdate,
+    ...(input.paymentIntentData !== null && { payment_intent_data: input.paymentIntentData }),
   };
   return { session, extra };
 }

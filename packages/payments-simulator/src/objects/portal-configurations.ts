@@ -176,11 +176,16 @@ function defaultChanges(products: PortalProduct[]): ConfigurationChanges {
   };
 }
 
-/** Writes the default configuration for the catalogue, keeping `created` of one already there. */
+/**
+ * Writes the default configuration for the catalogue's plans (its recurring prices: a one-time
+ * price is never a subscription's), keeping `created` of one already there.
+ */
 export async function seedPortalConfiguration(docs: Documents): Promise<void> {
   const prices = (
     await docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
-  ).data.map((row) => row.data);
+  ).data
+    .map((row) => row.data)
+    .filter((price) => price.type === 'recurring');
   const byProduct = new Map<string, string[]>();
   for (const price of prices.reverse())
     byProduct.set(String(price.product), [

@@ -1,5 +1,6 @@
 // The hosted checkout page (checkout-view.ts): what is bought and for how much a period, with the
-// session's offers (a trial, a promotion code field, tax), a Pay button and a way back. A code typed
+// session's offers (a trial, a promotion code field, tax), a Pay button and a way back; in payment
+// mode, the price once and a card or a bank debit (payment-checkout-view.ts). A code typed
 // in is applied to the session (checkout-promotion.ts) and the page shown again. Pay creates the
 // subscription and its paid invoice, sends the webhooks (waiting briefly for them, so the
 // merchant's success page already sees the upgrade) and 303s to success_url with
@@ -13,7 +14,9 @@ import type { FormObject } from '../form.ts';
 import { sessionOffer, type SessionExtra } from '../objects/checkout.ts';
 import type { Stored } from '../store.ts';
 import { nowSeconds } from '../time.ts';
+import { chosenMethod, typedEmail } from './checkout-form.ts';
 import { renderCheckout, type CheckoutView } from './checkout-view.ts';
+import { paymentCompletedWords, renderPaymentCheckout } from './payment-checkout-view.ts';
 import { header, html, money, refuseCrossSitePosts, sendPage, type Html } from './layout.ts';
 
 const PAY_WAIT_MS = 5_000;
@@ -24,6 +27,7 @@ const successUrlOf = (session: Session): string | null =>
 
 /** What a completed session did: the amount paid, or a trial started with nothing charged. */
 function completedWords(session: Session): Html {
+  if (session.mode === 'payment') return paymentCompletedWords(session);
   const subscription = html`subscription <code>${String(session.subscription)}</code>`;
   if (session.payment_status === 'no_payment_required')
     return html`Nothing was charged today: ${subscription} has started.`;
@@ -90,14 +94,6 @@ async function promotionCodeNotice(
   return value.applied ? `Code ${typed.toUpperCase()} applied.` : 'This code is invalid.';
 }
 
-/** The e-mail typed on the page (asked for when the session has none), if it looks like one. */
-function typedEmail(form: FormObject | undefined): string | undefined {
-  const typed = form?.email;
-  return typeof typed === 'string' && /^[^\s@]+@[^\s@]+$/.test(typed.trim())
-    ? typed.trim()
-    : undefined;
-}
-
 export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
   return async (app) => {
     app.addHook('preHandler', refuseCrossSitePosts);
@@ -110,9 +106,10 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
         const session = stored.data;
         if (session.status !== 'open') return statusPage(reply, session);
         const view = await checkoutView(ctx, stored, ctx.notices.read(request.query.notice));
+        const once = session.mode === 'payment';
         return sendPage(reply, 200, {
-          title: `Subscribe to ${view.product?.name ?? view.price.id}`,
-          body: renderCheckout(view),
+          title: `${once ? 'Pay for' : 'Subscribe to'} ${view.product?.name ?? view.price.id}`,
+          body: once ? renderPaymentCheckout(view) : renderCheckout(view),
           formTargets: [session.success_url, session.cancel_url],
         });
       },
@@ -134,7 +131,8 @@ export function checkoutPageRoutes(ctx: SimContext): FastifyPluginAsync {
       const email = typedEmail(request.body as FormObject | undefined);
       if ((await ctx.docs.get('checkout.session', request.params.id)) === null)
         return notFound(reply);
-      const outcome = await payCheckout(ctx, request.params.id, email);
+      const method = chosenMethod(request.body as FormObject | undefined);
+      const outcome = await payCheckout(ctx, request.params.id, email, method);
       if (!outcome.value.paid) return statusPage(reply, outcome.value.session, 409);
       await within(outcome.delivered, PAY_WAIT_MS);
       return reply.redirect(

@@ -1,8 +1,9 @@
 // The dashboard's page (what pages/dashboard.ts serves): where webhooks go, the settings,
 // subscriptions with a button for each lifecycle step a person may take next (renew, fail renewal,
 // cancel at period end, cancel now; on a trial, end it now, with the card on file, without a
-// payment method, or adding a card first) and the drift controls, open checkouts, customers, and
-// recent events with what the service answered to each and a Resend button.
+// payment method, or adding a card first) and the drift controls, open checkouts, one-time
+// payments (payments-panel.ts), customers, and recent events with what the service answered to
+// each and a Resend button.
 import type Stripe from 'stripe';
 import type { NextCharge } from '../next-charge.ts';
 import type { SessionOffer } from '../objects/checkout.ts';
@@ -12,6 +13,7 @@ import { ENDED } from '../subscription-lifecycle.ts';
 import { discountName, perPeriod } from './charge-words.ts';
 import { driftButtonsFor, driftSection } from './drift-panel.ts';
 import { dateOf, header, html, money, type Html } from './layout.ts';
+import { paymentsSection, type PaymentLine } from './payments-panel.ts';
 import { settingsSection } from './settings-panel.ts';
 
 /** An event as the dashboard lists it, with its delivery. */
@@ -35,6 +37,8 @@ export interface DashboardView {
   sessionCharges: Map<string, SessionOffer>;
   events: EventLine[];
   prices: Stripe.Price[];
+  /** One-time payments (credit packs), newest first. */
+  payments: PaymentLine[];
   settings: SimSettings;
   /** The simulator's own origin. */
   baseUrl: string;
@@ -167,6 +171,7 @@ export function renderDashboard(view: DashboardView): Html {
         ${settingsSection(view.settings)}
         ${subscriptionsTable(view, emailOf)}
         ${sessionsTable(view, emailOf)}
+        ${paymentsSection(view.payments, emailOf)}
         ${customersTable(view)}
         ${driftSection(view.prices)}
         ${eventsTable(view)}

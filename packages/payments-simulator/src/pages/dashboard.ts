@@ -13,6 +13,7 @@ import { renderDashboard, type DashboardView, type EventLine } from './dashboard
 import { refuseCrossSitePosts, sendPage } from './layout.ts';
 import { adjustmentsOf } from '../objects/offers.ts';
 import { describeChange, describeEvents, noticeOf } from './notices.ts';
+import { listPayments } from './payments-panel.ts';
 import { settingsRoutes } from './settings-panel.ts';
 
 type Listed = Omit<DashboardView, 'settings' | 'baseUrl' | 'webhookUrl' | 'notice'>;
@@ -45,10 +46,14 @@ async function listed(ctx: SimContext): Promise<Listed> {
   const events = await ctx.db.query<EventLine>(
     'SELECT id, type, created::float8 AS created, delivered_at IS NOT NULL AS delivered, attempts, next_attempt_at::float8 AS next_attempt_at, last_response FROM sim_events ORDER BY seq DESC LIMIT 30',
   );
+  // The plans, for the drift controls' switches: one-time prices are never a subscription's.
   const prices = (
     await ctx.docs.list<Stripe.Price>('price', { status: ['active'] }, { limit: 100 })
-  ).data.map((r) => r.data);
-  return { subscriptions, charges, customers, sessions, sessionCharges, events, prices };
+  ).data
+    .map((r) => r.data)
+    .filter((price) => price.type === 'recurring');
+  const payments = await listPayments(ctx);
+  return { subscriptions, charges, customers, sessions, sessionCharges, events, prices, payments };
 }
 
 export function dashboardRoutes(ctx: SimContext): FastifyPluginAsync {
