@@ -143,7 +143,6 @@ describe(`credits command (${databaseLabel})`, () => {
     const runs = await Promise.all(
       (
         [
-          [['credits'], /missing <action> <subject>/],
           [['credits', 'show', 'alice'], /user:<idp_id> or org:<idp_org_id>/],
           [['credits', 'adjust', 'user:x', '5', '--reason', 'r'], /<\+n\|-n>/],
           [['credits', 'adjust', 'user:x', '+5'], /--reason/],
