@@ -6,7 +6,7 @@
 // organisation's pack bought by a non-manager: 403, by a manager: a one-time Checkout Session of
 // the pack's price on the organisation's customer.
 import assert from 'node:assert/strict';
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { UNREAD_METRICS } from '../../src/adapters/metrics/unread.ts';
 import { tierPolicy } from '../../src/composition.ts';
 import { creditsPolicy } from '../../src/composition/services.ts';
@@ -71,25 +71,6 @@ describe(`credits errors (${databaseLabel})`, () => {
     });
     assert.equal(refused.statusCode, 402, refused.body);
     return refused.json().balance as number;
-  };
-
-  /**
-   * A pack's checkout needs the embedded simulator to simulate mode=payment (on its way in the
-   * simulator's branch sim-credits). Until it does, the test still runs, marked todo.
-   */
-  const unlessSimulatorSellsPacks = async (c: TestContext) => {
-    const stripe = simulatorClient(t);
-    try {
-      await stripe.checkout.sessions.create({
-        mode: 'payment',
-        line_items: [{ price: 'price_sim_credits_small', quantity: 1 }],
-        success_url: 'http://localhost/ok',
-        cancel_url: 'http://localhost/no',
-      });
-    } catch (error) {
-      if (/does not support mode/.test((error as Error).message))
-        c.todo('the embedded simulator does not simulate mode=payment yet');
-    }
   };
 
   const assert422 = (
@@ -316,8 +297,7 @@ describe(`credits errors (${databaseLabel})`, () => {
     assert.equal(after.data.length, before.data.length);
   });
 
-  test("an organisation's pack bought by a manager: a one-time checkout of the pack on the organisation's customer", async (c) => {
-    await unlessSimulatorSellsPacks(c);
+  test("an organisation's pack bought by a manager: a one-time checkout of the pack on the organisation's customer", async () => {
     const owner = await memberToken(t, 'err-org-owner', 'errpackco', 'owner');
     const bought = await checkout(owner, { pack: 'large' });
     assert.equal(bought.statusCode, 200, bought.body);
@@ -345,8 +325,7 @@ describe(`credits errors (${databaseLabel})`, () => {
     assert.equal(session.subscription, null);
   });
 
-  test('the body never chooses a price, an amount or a subject', async (c) => {
-    await unlessSimulatorSellsPacks(c);
+  test('the body never chooses a price, an amount or a subject', async () => {
     const token = await t.token('err-chooser');
     for (const extra of [
       { price: 'price_sim_pro' },
