@@ -73,12 +73,14 @@ export class CreditAccount {
   }
 
   /** A refund's share, taken from purchased credits as far as they go; says what it could not take. */
-  refund(due: number, source: string): number {
+  refund(due: number, { source, what }: { source: string; what: string }): number {
     const taken = Math.min(due, this.state.purchased);
     this.state = { ...this.state, purchased: this.state.purchased - taken };
     const short = due - taken;
     const reason =
-      short === 0 ? null : `${short} of the ${due} credits due were spent already and not removed`;
+      short === 0
+        ? what
+        : `${what}: ${short} of the ${due} credits due were spent already and not removed`;
     this.record('refund', -taken, { reason, source });
     return short;
   }

@@ -34,7 +34,11 @@ export const chargeRefunded: EventHandler<ChargeEvent> = {
       ctx.tx,
       creditHolder(subject, ctx.telling.policy, now),
       { rules: ctx.credits, now },
-      (credits) => credits.refund(due, `refund:${charge.id}:${dueByNow}`),
+      (credits) =>
+        credits.refund(due, {
+          source: `refund:${charge.id}:${dueByNow}`,
+          what: `pack ${purchase.pack}, ${charge.amountRefunded} of ${charge.amount} refunded`,
+        }),
     );
     if (short > 0)
       ctx.log.warn(
