@@ -182,5 +182,19 @@ describe(`credit purchases and their events (${databaseLabel})`, () => {
       (await told(id)).map((e) => e.type),
       ['credits.purchased', 'credits.depleted', 'credits.purchased', 'credits.depleted'],
     );
+    // A spend refused while some credits are left says so too, once until a top-up.
+    await accepted(eventOf('checkout.session.completed', session(id)));
+    assert.equal((await spend('buy-told', 499)).statusCode, 200);
+    assert.equal((await spend('buy-told', 2)).statusCode, 402);
+    assert.equal((await spend('buy-told', 3)).statusCode, 402);
+    assert.equal((await spend('buy-told', 1)).statusCode, 200);
+    assert.deepEqual(
+      (await told(id)).slice(4).map((e) => [e.type, e.data.balance]),
+      [
+        ['credits.purchased', 500],
+        ['credits.depleted', 1],
+      ],
+      'told when the first spend was refused, not again, nor when the last credit went',
+    );
   });
 });

@@ -30,13 +30,15 @@ export class CreditAccount {
     return (this.state.grant?.remaining ?? 0) + this.state.purchased;
   }
 
-  /** Whether the application is to be told the balance ran out: once, until it is above zero again. */
+  /**
+   * Whether the application is to be told the credits ran out: the balance reached zero, or a spend
+   * was refused for want of them; once, until credits are added again.
+   */
   depletedNow(refused: boolean): boolean {
-    if (this.total > 0) {
+    if (this.total > 0 && this.entries.some(({ amount }) => amount > 0))
       this.state = { ...this.state, depleted: false };
-      return false;
-    }
-    if (this.state.depleted || (!refused && this.entries.length === 0)) return false;
+    const ranOut = refused || (this.total === 0 && this.entries.length > 0);
+    if (this.state.depleted || !ranOut) return false;
     this.state = { ...this.state, depleted: true };
     return true;
   }

@@ -63,7 +63,7 @@ const WRITE = `
 const ENTRIES = `
   SELECT id::text, at, kind, amount, balance_after, reason, source FROM credit_entries
   WHERE subject_type = $1 AND subject_id = $2 AND ($3::bigint IS NULL OR id < $3::bigint)
-  ORDER BY id DESC LIMIT $4`;
+  ORDER BY credit_entries.id DESC LIMIT $4`;
 
 interface EntryRow {
   id: string;
