@@ -157,7 +157,22 @@ describe(`organisations for the operator (${databaseLabel})`, () => {
     const backend = decodeJwt(service.stdout.trim());
     assert.deepEqual(
       [backend.scope, backend.email, backend.client_id],
-      ['billing:seats', undefined, 'billing-dev-backend'],
+      ['billing:seats billing:credits', undefined, 'billing-dev-backend'],
+    );
+    const spent = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credits/spend',
+      headers: bearer(service.stdout.trim()),
+      payload: {
+        subject: { type: 'organization', idp_id: 'cli-co' },
+        amount: 1,
+        idempotency_key: 'cli',
+      },
+    });
+    assert.deepEqual(
+      [spent.statusCode, spent.json()],
+      [200, { balance: 99 }],
+      "the backend's token spends: the free tier's 100 of the month, less 1",
     );
     const named = await runCli(['token', '--service', '--org', 'cli-co'], t.env);
     assert.equal(named.code, 2);
