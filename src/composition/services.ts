@@ -237,6 +237,7 @@ export function backgroundJobs(
         holder,
         log: logger,
         onCounts: (counts) => metrics.outboundEvents(counts),
+        tracing,
       }),
   });
 }
