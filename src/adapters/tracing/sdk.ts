@@ -48,7 +48,7 @@ diag.setLogger(
 const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
 register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
-export const sdk = new NodeSDK({
+const sdk = new NodeSDK({
   instrumentations: [
     new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => untraced(request.url) }),
     // The global fetch: outbound events, the identity provider's keys.
