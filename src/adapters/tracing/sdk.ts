@@ -53,8 +53,9 @@ const sdk = new NodeSDK({
     new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => untraced(request.url) }),
     // The global fetch: outbound events, the identity provider's keys.
     new UndiciInstrumentation(),
-    // A query outside any span (a background job's poll) makes no trace of its own.
-    new PgInstrumentation({ requireParentSpan: true }),
+    // A query outside any span (a background job's poll) makes no trace of its own; taking a
+    // pooled connection makes no span (the pool's waits are /metrics' db_pool_connections).
+    new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
     // Under the HTTP server span: Fastify's request, and its route's handler by the route's name
     // (the service's plugins are anonymous; a span per lifecycle hook would be named by their source).
     new FastifyOtelInstrumentation({
