@@ -42,4 +42,6 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # The same command as package.json's start: 4 MB semi-spaces (V8's young generation; Node's
 # default is 16) and an old generation collected once it grows by 30 % keep the peak resident
 # memory under load within the benchmark's target (docs/design.md, docs/benchmarks.md).
-CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "dist/server.mjs"]
+# dist/otel.mjs first, as scripts/start.mjs imports it: OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT
+# is set (docs/operations.md#traces), nothing otherwise.
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "--import=./dist/otel.mjs", "dist/server.mjs"]

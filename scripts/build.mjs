@@ -46,7 +46,8 @@ const bundleWorkspacePackages = {
 
 const { metafile } = await build({
   absWorkingDir: root,
-  entryPoints: { server: './src/server.ts', cli: './src/cli/index.ts' },
+  // otel.mjs: loaded before server.mjs (`node --import`), it starts OpenTelemetry when configured.
+  entryPoints: { server: './src/server.ts', cli: './src/cli/index.ts', otel: './src/otel.ts' },
   outdir,
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

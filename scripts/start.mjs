@@ -9,4 +9,7 @@ const built = spawnSync(process.execPath, [fileURLToPath(new URL('build.mjs', im
   stdio: 'inherit',
 });
 if (built.status !== 0) process.exit(built.status ?? 1);
+// As `node --import ./dist/otel.mjs`: OpenTelemetry, when an OTLP endpoint is configured, must be
+// in place before the service's modules are imported. Otherwise it loads nothing.
+await import('../dist/otel.mjs');
 await import('../dist/server.mjs');

@@ -8,6 +8,7 @@ import type { AppParts } from './app.ts';
 import type { Config } from './config.ts';
 import type { Database } from './adapters/database/sql-client.ts';
 import { UNREAD_METRICS } from './adapters/metrics/unread.ts';
+import { flushTraces, otelTracing } from './adapters/tracing/otel.ts';
 import type { PackPrices } from './domain/credits/pack-prices.ts';
 import { PortalConfigurationId } from './domain/billing/portal-configuration.ts';
 import type { JobLeases } from './domain/ports/job-leases.ts';
@@ -110,6 +111,8 @@ async function serviceAdapters(
     scrape,
     payments: paymentsProvider(config, logger, simulatorUrl),
     logger,
+    // OpenTelemetry's API: a no-op unless src/otel.ts started the SDK (an OTLP endpoint is set).
+    tracing: otelTracing,
   };
 }
 
@@ -151,6 +154,7 @@ const lifecycle = ({ simulator, events, jobs, database }: Started) => ({
     await simulator?.close();
     await database.db.close();
     await database.server.stop();
+    await flushTraces();
   },
 });
 

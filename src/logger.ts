@@ -1,6 +1,8 @@
 // One structured JSON logger for the process, shared by Fastify and the adapters. Credentials are
-// redacted wherever they might appear.
+// redacted wherever they might appear. A line written while a span is active carries its
+// trace_id and span_id, so a trace and its log lines find each other.
 import { pino, type Logger } from 'pino';
+import { traceFields } from './adapters/tracing/otel.ts';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -20,6 +22,10 @@ export const REDACTED_PATHS = [
 const BATCHED = { sync: false, minLength: 4096, periodicFlush: 100 };
 
 export function createLogger(level: string, { batched = false } = {}): Logger {
-  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  const options = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    mixin: traceFields,
+  };
   return batched && level !== 'silent' ? pino(options, pino.destination(BATCHED)) : pino(options);
 }

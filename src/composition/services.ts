@@ -11,6 +11,7 @@ import type { Database } from '../adapters/database/sql-client.ts';
 import { createCachedVerifier } from '../adapters/identity/cached-verifier.ts';
 import type { PrometheusMetrics } from '../adapters/metrics/prometheus.ts';
 import type { Metrics } from '../domain/ports/metrics.ts';
+import type { Tracing } from '../domain/ports/tracing.ts';
 import { createStripeWebhookVerifier } from '../adapters/payments/stripe-events.ts';
 import { CheckoutService } from '../domain/billing/checkout-service.ts';
 import { PortalService } from '../domain/billing/portal-service.ts';
@@ -46,6 +47,7 @@ export interface ServiceAdapters extends DatabaseAdapters {
   scrape: PrometheusMetrics | null;
   payments: PaymentsProvider;
   logger: Logger;
+  tracing: Tracing;
 }
 
 /** The packs for sale and each tier's grant, counted where metrics are read. */
@@ -64,10 +66,11 @@ export const packPrices = (
 
 export function webhookService(
   config: Config,
-  adapters: Pick<ServiceAdapters, 'ledger' | 'store' | 'payments' | 'metrics' | 'logger'>,
+  adapters: Pick<ServiceAdapters, 'ledger' | 'store' | 'payments' | 'metrics' | 'logger'> &
+    Partial<Pick<ServiceAdapters, 'tracing'>>,
   policy: EventPolicy,
 ): WebhookService {
-  const { ledger, store, payments, metrics, logger } = adapters;
+  const { ledger, store, payments, metrics, logger, tracing } = adapters;
   return new WebhookService({
     ledger,
     store,
@@ -78,6 +81,7 @@ export function webhookService(
     credits: creditsPolicy(config, metrics),
     log: logger,
     metrics,
+    tracing,
   });
 }
 
@@ -196,7 +200,7 @@ export function backgroundJobs(
   adapters: ServiceAdapters,
   { events, policy }: { events: AppEvents | null; policy: EventPolicy },
 ): ScheduledJobs {
-  const { db, store, payments, ledger, leases, limitCounts, metrics, logger } = adapters;
+  const { db, store, payments, ledger, leases, limitCounts, metrics, logger, tracing } = adapters;
   const holder = instanceName();
   const outbox = createOutbox(db, FREE_TIER);
   return scheduledJobs({
@@ -223,6 +227,7 @@ export function backgroundJobs(
         holder,
         policy,
         settings: config.organizations.seats,
+        tracing,
       }),
     deliveries:
       events &&
@@ -232,6 +237,7 @@ export function backgroundJobs(
         holder,
         log: logger,
         onCounts: (counts) => metrics.outboundEvents(counts),
+        tracing,
       }),
   });
 }

@@ -80,12 +80,32 @@ const FILL = `
   INSERT INTO rate_limit_counts (key, hits, window_end) VALUES
     ('checkout:ann', 2, '2026-01-01T00:01:00Z');`;
 
-/** Every table's rows, each as JSON text, sorted: what a migration must keep. */
-async function everyRow(db: Database, tables: string[]): Promise<Record<string, string[]>> {
+/** Each table's columns, in their order. */
+async function columnsOf(db: Database, tables: string[]): Promise<Record<string, string[]>> {
+  const columns: Record<string, string[]> = {};
+  for (const table of tables)
+    columns[table] = (
+      await db.query<{ column_name: string }>(
+        `SELECT column_name FROM information_schema.columns
+         WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+        [table],
+      )
+    ).map((r) => r.column_name);
+  return columns;
+}
+
+/**
+ * Every table's rows in the columns given, each as JSON text, sorted: what a migration must keep
+ * (a later migration may add a column beside them).
+ */
+async function everyRow(
+  db: Database,
+  columns: Record<string, string[]>,
+): Promise<Record<string, string[]>> {
   const rows: Record<string, string[]> = {};
-  for (const table of tables) {
+  for (const [table, names] of Object.entries(columns)) {
     const found = await db.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM ${table} t`,
+      `SELECT row_to_json(t)::text AS row FROM (SELECT ${names.map((n) => `"${n}"`).join(', ')} FROM ${table}) t`,
     );
     rows[table] = found.map((r) => r.row).sort();
   }
@@ -104,13 +124,15 @@ describe(`migration 016, credits (${databaseLabel})`, () => {
   let database: OpenTestDatabase & { next: string[] };
   let db: Database;
   let earlierTables: string[];
+  let earlierColumns: Record<string, string[]>;
   let earlierRows: Record<string, string[]>;
   before(async () => {
     database = await migratedBefore('016');
     db = database.db;
     await db.exec(FILL);
     earlierTables = (await tablesOf(db)).filter((table) => table !== 'schema_migrations');
-    earlierRows = await everyRow(db, earlierTables);
+    earlierColumns = await columnsOf(db, earlierTables);
+    earlierRows = await everyRow(db, earlierColumns);
   });
   after(() => database.close());
 
@@ -119,7 +141,7 @@ describe(`migration 016, credits (${databaseLabel})`, () => {
     assert.deepEqual(await migrate(db), database.next);
     for (const table of earlierTables)
       assert.ok(earlierRows[table]!.length > 0, `the test filled ${table}`);
-    assert.deepEqual(await everyRow(db, earlierTables), earlierRows);
+    assert.deepEqual(await everyRow(db, earlierColumns), earlierRows);
     assert.deepEqual(await migrate(db), [], 'nothing applied twice');
   });
 

@@ -26,7 +26,7 @@ const CLAIM = `WITH due AS (
   UPDATE outbound_events e SET lease_holder = $2,
     lease_until = $1::timestamptz + $3::int * interval '1 millisecond', attempts = e.attempts + 1
   FROM due WHERE e.seq = due.seq
-  RETURNING e.id, e.body, e.attempts, e.retry_from,
+  RETURNING e.id, e.type, e.body, e.attempts, e.retry_from, e.trace_parent,
     CASE WHEN e.retry_from = e.created_at THEN e.attempts
       ELSE 1 + (SELECT count(*)::int FROM outbound_deliveries d
         WHERE d.event_id = e.id AND d.attempted_at >= e.retry_from) END AS retry`;
@@ -117,13 +117,23 @@ const COUNTS = `
     min(created_at) FILTER (WHERE state = 'pending') AS oldest
   FROM outbound_events`;
 
-type ClaimRow = { id: string; body: string; attempts: number; retry_from: Date; retry: number };
+type ClaimRow = {
+  id: string;
+  type: string;
+  body: string;
+  attempts: number;
+  retry_from: Date;
+  retry: number;
+  trace_parent: string | null;
+};
 const toClaimed = (row: ClaimRow): ClaimedEvent => ({
   id: row.id,
+  type: row.type,
   body: row.body,
   attempt: row.attempts,
   retry: row.retry,
   retryFrom: row.retry_from,
+  traceParent: row.trace_parent,
 });
 
 async function outboxCounts(db: SqlClient, now: Date) {

@@ -8,7 +8,9 @@
 import type { Logger } from '../ports/logger.ts';
 import type { EventSender } from '../ports/event-sender.ts';
 import type { ClaimedEvent, Outbox, OutboxCounts } from '../ports/outbox.ts';
+import { NO_TRACING, type SpanNotes, type Tracing } from '../ports/tracing.ts';
 import { afterFailure } from './backoff.ts';
+import { sendNotes, sentNotes } from './send-notes.ts';
 
 /** Longer than an attempt may take (15 s), so a live holder never loses an event it is sending. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -26,6 +28,11 @@ export interface DeliveryWorkerDeps {
   onCounts?(counts: OutboxCounts): void;
   clock?: () => Date;
   pollMs?: number;
+  /**
+   * Each attempt a span of its own, continuing the trace of the change the event reports; its
+   * request then carries a `traceparent` of that trace.
+   */
+  tracing?: Tracing;
 }
 
 export class DeliveryWorker {
@@ -86,7 +93,17 @@ export class DeliveryWorker {
     this.schedule(0);
   }
 
-  private async attempt(event: ClaimedEvent): Promise<void> {
+  private attempt(event: ClaimedEvent): Promise<void> {
+    const options = {
+      kind: 'producer' as const,
+      attributes: sendNotes(event),
+      parent: event.traceParent,
+    };
+    const tracing = this.deps.tracing ?? NO_TRACING;
+    return tracing.inSpan(`send ${event.type}`, options, (span) => this.attemptIn(event, span));
+  }
+
+  private async attemptIn(event: ClaimedEvent, span: SpanNotes): Promise<void> {
     const attemptedAt = this.now();
     const started = performance.now();
     const { status, answer } = await this.deps.sender.send(
@@ -106,11 +123,14 @@ export class DeliveryWorker {
       : this.closing.signal.aborted
         ? ({ state: 'pending', at: this.now() } as const)
         : afterFailure(event.retry, event.retryFrom, this.now());
-    if (!delivered)
+    span.set(sentNotes(outcome));
+    if (!delivered) {
+      span.failed(new Error(status === null ? answer : `answered ${status}`));
       this.deps.log.warn(
         { event: event.id, attempt: event.attempt, status, next: outcome },
         'outbound event not delivered',
       );
+    }
     await this.deps.outbox.settle(event.id, this.deps.holder, event.attempt, record, outcome);
   }
 

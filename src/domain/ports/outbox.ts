@@ -34,6 +34,7 @@ export interface OutboxRepository {
 /** An event a worker holds the lease of, to attempt once. */
 export interface ClaimedEvent {
   id: string;
+  type: string;
   body: string;
   /** This attempt's number, from 1. */
   attempt: number;
@@ -41,6 +42,8 @@ export interface ClaimedEvent {
   retry: number;
   /** When its retries started: the event's creation, or the last resend. */
   retryFrom: Date;
+  /** The trace of the change it reports, as a W3C traceparent; null when none was recorded. */
+  traceParent: string | null;
 }
 
 /** What one attempt met: the answer's status (null: none), its time, the start of its body. */

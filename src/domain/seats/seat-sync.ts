@@ -18,6 +18,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { SeatWork, Store } from '../ports/store.ts';
+import { NO_TRACING, type SpanNotes, type Tracing } from '../ports/tracing.ts';
 import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
 import type { EventPolicy } from '../events/subject-changes.ts';
@@ -61,6 +62,8 @@ export interface SeatSyncDeps {
   holder: string;
   settings: SeatSettings;
   timing?: Partial<SeatSyncTiming>;
+  /** Each organisation's sync a span of its own. */
+  tracing?: Tracing;
 }
 
 /** A failed push waits 2^failures seconds, at most 5 minutes, unless the provider says how long. */
@@ -126,13 +129,22 @@ export class SeatSync {
   }
 
   /** One organisation, under its lease: pushed if needed, then the lease given up. */
-  private async settle(work: SeatWork): Promise<void> {
+  private settle(work: SeatWork): Promise<void> {
+    const attributes = { 'billing.organization.id': work.organizationId };
+    const tracing = this.deps.tracing ?? NO_TRACING;
+    return tracing.inSpan('seat sync', { attributes }, (span) => this.settleIn(work, span));
+  }
+
+  private async settleIn(work: SeatWork, span: SpanNotes): Promise<void> {
     const { store, holder, log, metrics } = this.deps;
     try {
       const pushed = await this.push(work.organizationId);
+      span.set({ 'billing.seats.outcome': pushed ? 'pushed' : 'in step' });
       const outcome = { done: true as const, changes: work.changes, pushed };
       await store.seats.release(work.organizationId, holder, outcome);
     } catch (error) {
+      span.set({ 'billing.seats.outcome': 'failed' });
+      span.failed(error);
       metrics.seatUpdate('failed');
       const retryAfterMs = backoffMs(work.failures, error);
       log.warn(

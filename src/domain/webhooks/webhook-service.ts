@@ -12,9 +12,11 @@ import type { Logger } from '../ports/logger.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
+import { NO_TRACING, type Tracing } from '../ports/tracing.ts';
 import type { WebhookVerifier } from '../ports/webhook-verifier.ts';
 import { handlerFor, isHandled, type BoundHandler } from './handlers/index.ts';
 import { DecideAgain, DeliveryReads, ReadNeeded } from './delivery-reads.ts';
+import { deliveryNotes } from './delivery-notes.ts';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored';
 
@@ -33,6 +35,8 @@ export interface WebhookServiceOptions {
   credits: CreditsPolicy;
   log: Logger;
   metrics: Metrics;
+  /** The delivery's event and outcome, told the request's trace. */
+  tracing?: Tracing;
 }
 
 /** Each further attempt needs another writer to have changed the subscription meanwhile. */
@@ -48,6 +52,7 @@ export class WebhookService {
   private readonly payments: PaymentsProvider;
   private readonly policy: EventPolicy;
   private readonly credits: CreditsPolicy;
+  private readonly tracing: Tracing;
 
   constructor(options: WebhookServiceOptions) {
     this.ledger = options.ledger;
@@ -59,6 +64,7 @@ export class WebhookService {
     this.payments = options.payments;
     this.policy = options.policy;
     this.credits = options.credits;
+    this.tracing = options.tracing ?? NO_TRACING;
   }
 
   /**
@@ -70,12 +76,18 @@ export class WebhookService {
     const remembered = delivery.id === null ? undefined : this.ledger.rememberedType(delivery.id);
     if (remembered === undefined) return this.process(delivery.event());
     this.metrics.webhookEvent(remembered, 'duplicate', null);
+    this.tracing.request().set(deliveryNotes({ id: delivery.id!, type: remembered }, 'duplicate'));
     return 'duplicate';
   }
 
   /** Processes an already verified event (deliveries and replays of undelivered events). */
   async process(event: PaymentEvent): Promise<WebhookOutcome> {
-    const outcome = await this.processOnce(event);
+    const request = this.tracing.request();
+    const outcome = await this.processOnce(event).catch((error: unknown) => {
+      request.set(deliveryNotes(event, 'failed'));
+      throw error;
+    });
+    request.set(deliveryNotes(event, outcome));
     this.metrics.webhookEvent(
       event.type,
       outcome,

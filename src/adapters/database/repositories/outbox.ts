@@ -1,9 +1,11 @@
 // The outbox inside a transaction: what each subject was last told (announced_subjects) and the
 // events written beside the change they report (migrations/012, 014). With no destination
 // configured the events are dropped here; what each subject is told is kept all the same, so that
-// a destination configured later is told changes from then on, not the past.
+// a destination configured later is told changes from then on, not the past. Each event keeps the
+// trace of the change that wrote it (migrations/017), which its deliveries continue.
 import type { SubjectRef } from '../../../domain/model.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../../../domain/ports/outbox.ts';
+import { activeTraceparent } from '../../tracing/otel.ts';
 import type { SqlClient } from '../sql-client.ts';
 
 interface AnnouncedRow {
@@ -21,8 +23,8 @@ const LOCK_ANNOUNCED = `INSERT INTO announced_subjects (subject_type, subject_id
   RETURNING tier, seats, payment_failed_at, pending_price_id, pending_effective_at`;
 
 const insertEvents = (where = '') => `INSERT INTO outbound_events (id, subject_type, subject_id,
-    type, body, created_at, retry_from, next_attempt_at)
-  SELECT e.id, $1, $2, e.type, e.body, $6, $6, $6
+    type, body, created_at, retry_from, next_attempt_at, trace_parent)
+  SELECT e.id, $1, $2, e.type, e.body, $6, $6, $6, $7
   FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(id, type, body, n)
   ${where} ORDER BY e.n`;
 
@@ -31,12 +33,12 @@ const APPEND = `WITH locked AS (${LOCK_ANNOUNCED})
   ${insertEvents('WHERE EXISTS (SELECT 1 FROM locked)')}`;
 
 const ANNOUNCE = `WITH told AS (
-    UPDATE announced_subjects SET tier = $7, seats = $8, payment_failed_at = $9,
-      pending_price_id = $10, pending_effective_at = $11
+    UPDATE announced_subjects SET tier = $8, seats = $9, payment_failed_at = $10,
+      pending_price_id = $11, pending_effective_at = $12
     WHERE subject_type = $1 AND subject_id = $2)
   ${insertEvents()}`;
 
-/** $1 to $6 of both statements that write events. */
+/** $1 to $7 of both statements that write events. */
 const eventParams = (subject: SubjectRef, events: EventDraft[], now: Date) => [
   subject.type,
   subject.id,
@@ -44,6 +46,7 @@ const eventParams = (subject: SubjectRef, events: EventDraft[], now: Date) => [
   events.map((e) => e.type),
   events.map((e) => e.body),
   now,
+  activeTraceparent(),
 ];
 
 /** Whether events are written: not while no destination is configured. */
