@@ -1,8 +1,9 @@
-// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded,floor] [--duration=SECONDS] [--profile] [--strict]
+// npm run bench [-- --smoke] [--only=S1,S2,S3,S2b,S4,S5,credits,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded,floor] [--duration=SECONDS] [--profile] [--strict]
 // BENCH_FLOOR=<a copy of the reference floor server, npm ci done> adds `floor`: S1-S3 against it.
 // Builds the service as `npm start` does, starts a PostgreSQL, an OIDC issuer stand-in, the
 // payment simulator, the baseline and the service (production settings: node dist/server.mjs),
-// runs S1-S5 and S2b (a backlog of late events) against both one after the other, the outbound
+// runs S1-S5 and S2b (a backlog of late events) against both one after the other, the service's
+// credit spends (beside the floor's S1 with BENCH_FLOOR, else beside its own S1), the outbound
 // events (their delivery to a receiver here, and what they add to S2), the replay
 // command over undelivered events, the reconcile command over 10,000 subscriptions, the ledger's
 // size over a million events with retention, a burst of members of many organisations and their
@@ -58,6 +59,7 @@ import {
 } from './lib/outbound-events.ts';
 import { reconcileSubscriptions } from './lib/reconcile.ts';
 import { locateFloor, startFloor } from './lib/floor.ts';
+import { CREDIT_SUBJECTS, creditSpends, eachServer, serviceToken } from './lib/credits.ts';
 import { replayUndelivered } from './lib/replay.ts';
 import {
   PRICES,
@@ -83,8 +85,8 @@ const only = new Set(
   (
     args.find((a) => a.startsWith('--only='))?.slice('--only='.length) ??
     (smoke
-      ? 'S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs'
-      : 'S1,S2,S3,S2b,S4,S5,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded') +
+      ? 'S1,S2,S3,S2b,S4,S5,credits,events,replay,reconcile,ledger,orgs'
+      : 'S1,S2,S3,S2b,S4,S5,credits,events,replay,reconcile,ledger,orgs,cluster,pglite,embedded') +
       (process.env.BENCH_FLOOR ? ',floor' : '')
   ).split(','),
 );
@@ -278,6 +280,8 @@ async function run(): Promise<void> {
     return s1;
   };
   const s1 = await hotPaths('', [baseline, service], (scenario) => only.has(scenario));
+  const spends = `credits POST /credits/spend, ${CREDIT_SUBJECTS} subjects, ${c} conn`;
+  const credits = only.has('credits') ? creditSpends(ctx, await serviceToken(issuer)) : undefined;
   /** The service with outbound events to a receiver here, as an application that wants them runs it. */
   const startWithEvents = async () => {
     const receiver = (opened.receiver ??= await startReceiver());
@@ -292,12 +296,25 @@ async function run(): Promise<void> {
     const floor = await startFloor(stack, floorEntry, db.pool);
     try {
       await hotPaths(FLOOR_LABEL, [floor, service], () => true);
+      // The floor has no spend: its S1 and the service's spends in the same interleaved rounds.
+      if (credits !== undefined)
+        await pair(
+          `${FLOOR_LABEL}${spends} (floor: S1 GET /users/me)`,
+          eachServer((server) => (server === floor ? s1Profile(ctx) : credits)),
+          r,
+          false,
+          [floor, service],
+        );
       const { server } = await startWithEvents();
       const scenario = `${FLOOR_LABEL}S2 webhook, unique events, APP_WEBHOOK_URL set, ${c} conn`;
       await pair(scenario, s2Deliveries(ctx), r, false, [floor, server]).finally(server.stop);
     } finally {
       await floor.stop();
     }
+  }
+  if (credits !== undefined && floorEntry === undefined) {
+    await single(spends, service, credits, s1);
+    if (s1 !== undefined) rows.at(-1)!.m.notes.push("vs: the service's own S1 (no floor here)");
   }
   if (only.has('S2b'))
     await pair(

@@ -1,6 +1,7 @@
 // The load itself, never generated in a server's process: wrk (wrk.ts) for the steady scenarios
 // when it is installed, else autocannon in the benchmark's process, and always autocannon for a
 // fixed offered rate (wrk has none); a plain node:http burst for S4's concurrent first requests.
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest, Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import { prepareWrk, WRK_INSTALLED } from './wrk.ts';
@@ -19,6 +20,8 @@ export interface Traffic {
   distinct?: number;
   /** The answer body counted as expected (`{"status":"processed"}`); other answers are counted apart. */
   expect?: string;
+  /** A mark in each body that the load generator replaces with a key of its own for every request. */
+  unique?: string;
 }
 
 export interface Varying {
@@ -90,6 +93,8 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 export async function cannon(options: LoadOptions): Promise<Measured> {
   const { traffic } = options;
   const answers = { expected: 0, other: 0 };
+  const windowKey = randomBytes(6).toString('hex');
+  let sent = 0;
   const request: AutocannonRequest = {
     method: traffic.method,
     path: traffic.path,
@@ -102,6 +107,8 @@ export async function cannon(options: LoadOptions): Promise<Measured> {
             const varying = traffic.next!();
             raw.headers = { ...raw.headers, [varying.header[0]]: varying.header[1] };
             if (varying.body !== undefined) raw.body = varying.body;
+            if (traffic.unique !== undefined)
+              raw.body = raw.body?.replace(traffic.unique, `${windowKey}-${++sent}`);
             return raw;
           },
         }),

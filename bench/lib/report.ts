@@ -162,6 +162,14 @@ export function checkTargets(rows: Row[]): Target[] {
     );
   }
   add(
+    'credits: every spend answered 200 and recorded once, no provider call',
+    find(`${FLOOR_LABEL}credits`, 'service') ?? find('credits', 'service'),
+    (r) => r.m.problems.length === 0,
+    (r) =>
+      `${fixed(r.m.rps, 0)} spends/s, p99 ${fixed(r.m.p99, 1)} ms` +
+      (r.against ? `; ${comparison(r)} against the ${r.against.server}'s S1` : ''),
+  );
+  add(
     'S4 one row per user, zero errors, wall <= 1.5x baseline',
     find('S4', 'service'),
     (r) => ratio(r.m.wallMs!, r.against!.m.wallMs!) <= 1.5 && r.m.problems.length === 0,

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEV_SERVICE_CLIENT } from '../../src/config/defaults.ts';
 import { freePort } from '../../support/free-port.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 import {
@@ -198,6 +199,9 @@ export function serviceEnv(stack: Stack, databaseUrl = stack.databaseUrl): Recor
     PAYMENTS_API_BASE: stack.simulatorUrl,
     PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET,
     BILLING_PRICES,
+    // With IDP_ISSUER set no client is the application's backend until listed: the credits
+    // scenario's service token is the development backend's (credits.ts).
+    BILLING_SERVICE_CLIENTS: DEV_SERVICE_CLIENT,
   };
 }
 

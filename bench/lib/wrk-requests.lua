@@ -1,10 +1,15 @@
 -- wrk's script for the benchmark (wrk.ts): each thread cycles through its share of the requests
 -- written beforehand to WRK_REQUESTS, one a line (a header name, its value and the body, separated
 -- by tabs; the body's line breaks written as \1), counts the answers equal to WRK_EXPECT when set,
--- and done() prints the figures as one JSON line, WRK_RESULT {...}, for wrk.ts to read.
+-- and done() prints the figures as one JSON line, WRK_RESULT {...}, for wrk.ts to read. With
+-- WRK_UNIQUE set, that mark in a body is replaced as each request is sent by WRK_UNIQUE_PREFIX, the
+-- thread and the thread's count of requests: a key no other request of any window carries.
 local file = os.getenv("WRK_REQUESTS")
 local expect = os.getenv("WRK_EXPECT")
 local threadCount = tonumber(os.getenv("WRK_THREADS"))
+local unique = os.getenv("WRK_UNIQUE")
+if unique == "" then unique = nil end
+local prefix = os.getenv("WRK_UNIQUE_PREFIX")
 wrk.method = os.getenv("WRK_METHOD")
 
 local threads = {}
@@ -25,16 +30,25 @@ function init(args)
       local headers = {}
       for k, v in pairs(wrk.headers) do headers[k] = v end
       if name ~= "" then headers[name] = value end
-      table.insert(requests, wrk.format(nil, nil, headers, body ~= "" and body or nil))
+      local at = unique and body:find(unique, 1, true)
+      if at then
+        -- Formatted as it is sent: the parts of the body either side of the mark.
+        table.insert(requests, { headers = headers, before = body:sub(1, at - 1), after = body:sub(at + #unique) })
+      else
+        table.insert(requests, wrk.format(nil, nil, headers, body ~= "" and body or nil))
+      end
     end
     i = i + 1
   end
 end
 
+local sent = 0
 function request()
   local next = requests[position]
   position = position % #requests + 1
-  return next
+  if type(next) == "string" then return next end
+  sent = sent + 1
+  return wrk.format(nil, nil, next.headers, next.before .. prefix .. "-" .. index .. "-" .. sent .. next.after)
 end
 
 if expect ~= nil and expect ~= "" then

@@ -2,8 +2,10 @@
 // cheaper per request than autocannon in the benchmark's Node process, so more of the two cores
 // is left to the servers. What varies per request (a signature and its event, a token) is written
 // to a file before the window opens, one request a line (a body's line breaks as \x01, which JSON
-// text never holds), and wrk-requests.lua cycles through it.
+// text never holds), and wrk-requests.lua cycles through it; a key that must differ on every
+// request (a spend's idempotency key) is written there as a mark the script replaces as it sends.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,6 +84,9 @@ export function prepareWrk(options: LoadOptions): () => Promise<Measured> {
             WRK_EXPECT: traffic.expect ?? '',
             WRK_THREADS: String(THREADS),
             WRK_METHOD: traffic.method,
+            // A mark in the bodies, replaced per request by this window's prefix, the thread and a count.
+            WRK_UNIQUE: traffic.unique ?? '',
+            WRK_UNIQUE_PREFIX: randomBytes(6).toString('hex'),
           },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
