@@ -1,6 +1,7 @@
 // credits: a subject's credits for the operator, and hand adjustments.
 import { cliConfig, UsageError, type Command } from '../command.ts';
 import type { OperatorSubject } from '../../domain/credits/credit-operator.ts';
+import { spendable } from '../../domain/ports/credits.ts';
 
 const SUBJECT = /^(user|org):(.{1,255})$/;
 
@@ -62,7 +63,7 @@ export const creditsCommand: Command = {
       }
       const { balance, entries } = await operator.showCredits(deps, subject);
       const { grant, purchased } = balance;
-      io.out(`${subjectText}: balance ${(grant?.remaining ?? 0) + purchased}`);
+      io.out(`${subjectText}: balance ${spendable(balance)}`);
       io.out(
         grant === null
           ? 'grant: none'

@@ -2,7 +2,12 @@
 // the one before, what was left expiring then), purchased credits that never expire, a spend that
 // takes from the grant first, and a balance that never goes below zero. An account is worked on
 // under its stored row's lock (ports/credits.ts) and hands back the entries its changes make.
-import type { CreditBalance, CreditEntryKind, NewCreditEntry } from '../ports/credits.ts';
+import {
+  spendable,
+  type CreditBalance,
+  type CreditEntryKind,
+  type NewCreditEntry,
+} from '../ports/credits.ts';
 
 /** A grant to make: how much, until when, and what it counts once for (an invoice, a month). */
 export interface GrantInput {
@@ -27,7 +32,7 @@ export class CreditAccount {
   }
 
   get total(): number {
-    return (this.state.grant?.remaining ?? 0) + this.state.purchased;
+    return spendable(this.state);
   }
 
   /**

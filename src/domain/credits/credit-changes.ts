@@ -43,12 +43,12 @@ export function mayChangeOnRead(
   now: Date,
 ): boolean {
   const { grant } = balance;
-  if (grant !== null && grant.expiresAt <= now) return true;
-  return freeGrantPossible(holder, rules, grant === null);
+  if (grant !== null) return grant.expiresAt <= now;
+  return freeTierGrants(holder, rules);
 }
 
-const freeGrantPossible = (holder: CreditHolder, rules: CreditRules, noGrant: boolean) =>
-  noGrant && holder.tier === FREE_TIER && rules.creditsOf(FREE_TIER) > 0;
+const freeTierGrants = (holder: CreditHolder, rules: CreditRules) =>
+  holder.tier === FREE_TIER && rules.creditsOf(FREE_TIER) > 0;
 
 /** While free and holding no grant, this month's, once (it expires at the month's end). */
 async function grantFreeMonth(
@@ -58,7 +58,7 @@ async function grantFreeMonth(
   rules: CreditRules,
   now: Date,
 ): Promise<void> {
-  if (!freeGrantPossible(holder, rules, account.balance.grant === null)) return;
+  if (account.balance.grant !== null || !freeTierGrants(holder, rules)) return;
   const source = freeMonth(now);
   if (await tx.credits.hasSource(ref(holder), source)) return;
   account.grant({

@@ -33,20 +33,18 @@ export interface CallerCredits {
   role: Extract<OrganizationClaim, { kind: 'one' }>['role'] | null;
 }
 
-const holderOf = (account: User | Organization, policy: TierPolicy, now: Date): CreditHolder =>
-  'idpId' in account
-    ? {
-        type: 'user',
-        id: account.id,
-        idp_id: account.idpId,
-        tier: tierOf(account.subscription, policy, now),
-      }
-    : {
-        type: 'organization',
-        id: account.id,
-        idp_id: account.idpOrgId,
-        tier: tierOf(account.subscription, policy, now),
-      };
+/** A user's or an organisation's credits, with the tier its own subscription gives now. */
+export const holderOf = (
+  account: User | Organization,
+  policy: TierPolicy,
+  now: Date,
+): CreditHolder => ({
+  ...('idpId' in account
+    ? { type: 'user' as const, idp_id: account.idpId }
+    : { type: 'organization' as const, idp_id: account.idpOrgId }),
+  id: account.id,
+  tier: tierOf(account.subscription, policy, now),
+});
 
 export class CreditHolders {
   constructor(

@@ -1,11 +1,12 @@
 // The operator's view of a subject's credits (`credits show`) and hand adjustments (`credits
 // adjust`): an `adjustment` entry with the operator's reason, added as purchased credits or taken
 // as a spend is (the grant first), never below zero.
-import { tierOf, type TierPolicy } from '../billing/tier.ts';
+import type { TierPolicy } from '../billing/tier.ts';
 import { UnknownOrganizationError, UnknownUserError } from '../billing/operator-errors.ts';
 import type { CreditBalance, CreditEntry } from '../ports/credits.ts';
 import type { Store } from '../ports/store.ts';
 import { changeCredits, type CreditHolder } from './credit-changes.ts';
+import { holderOf } from './credit-holders.ts';
 import type { CreditsPolicy } from './credit-packs.ts';
 
 /** `user:<idp_id>` or `org:<idp_org_id>`, as an operator names a subject. */
@@ -34,14 +35,12 @@ export async function findHolder(
   if (type === 'user') {
     const user = await store.users.findByIdpId(idpId);
     if (user === null) throw new UnknownUserError(idpId);
-    const tier = tierOf(user.subscription, policy, now);
-    return { type, id: user.id, idp_id: user.idpId, tier };
+    return holderOf(user, policy, now);
   }
   const organization =
     issuer === null ? null : await store.organizations.findByIdpOrgId(issuer, idpId);
   if (organization === null) throw new UnknownOrganizationError(idpId);
-  const tier = tierOf(organization.subscription, policy, now);
-  return { type, id: organization.id, idp_id: organization.idpOrgId, tier };
+  return holderOf(organization, policy, now);
 }
 
 /** The subject's balance now (an expired grant ended, the free month granted when due) and its newest entries. */

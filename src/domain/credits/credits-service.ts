@@ -7,7 +7,7 @@ import { checkoutReturnUrls, type CheckoutInput } from '../billing/redirect-urls
 import { DomainError } from '../errors.ts';
 import type { Principal, SubjectRef } from '../model.ts';
 import { requireManager } from '../organizations/roles.ts';
-import type { CreditEntry, CreditGrant } from '../ports/credits.ts';
+import { spendable, type CreditEntry, type CreditGrant } from '../ports/credits.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { changeCredits, mayChangeOnRead, type CreditHolder } from './credit-changes.ts';
@@ -57,10 +57,11 @@ export class CreditsService {
 
   async summary(principal: Principal, now = new Date()): Promise<CreditsSummary> {
     const { holder } = await this.deps.holders.ofCaller(principal, now);
-    const { grant, purchased } = await this.current(holder, now);
+    const balance = await this.current(holder, now);
+    const { grant, purchased } = balance;
     return {
       subject: subjectOf(holder),
-      balance: (grant?.remaining ?? 0) + purchased,
+      balance: spendable(balance),
       grant: grant && {
         amount: grant.amount,
         remaining: grant.remaining,

@@ -53,6 +53,10 @@ export interface StoredSpend {
 
 export const NO_CREDITS: CreditBalance = { grant: null, purchased: 0, depleted: false };
 
+/** What may be spent: what is left of the grant, and purchased credits. */
+export const spendable = ({ grant, purchased }: CreditBalance): number =>
+  (grant?.remaining ?? 0) + purchased;
+
 export interface CreditsRepository {
   /** The subject's balance as stored, unlocked (NO_CREDITS when it has none). */
   find(subject: SubjectRef): Promise<CreditBalance>;

@@ -63,14 +63,14 @@ export interface PayingSubject {
   subscription: SubscriptionState | null;
 }
 
-export const ofUser = (user: User): PayingSubject => ({
+const ofUser = (user: User): PayingSubject => ({
   ref: { type: 'user', id: user.id },
   idpId: user.idpId,
   paymentsCustomerId: user.paymentsCustomerId,
   subscription: user.subscription,
 });
 
-export const ofOrganization = (organization: Organization): PayingSubject => ({
+const ofOrganization = (organization: Organization): PayingSubject => ({
   ref: { type: 'organization', id: organization.id },
   idpId: organization.idpOrgId,
   paymentsCustomerId: organization.paymentsCustomerId,

@@ -47,19 +47,30 @@ export function unitOf(price: Stripe.Price): string {
   return count === 1 ? interval : `${count} ${interval}s`;
 }
 
-function buildProduct(tier: string, priceId: string, created: number): Stripe.Product {
+/** What a catalogue product says of itself; every other field is a service product's default. */
+export interface ProductFacts {
+  id: string;
+  name: string;
+  description: string;
+  metadata: Record<string, string>;
+  defaultPrice: string;
+  created: number;
+}
+
+export function productObject(facts: ProductFacts): Stripe.Product {
+  const { id, name, description, metadata, defaultPrice, created } = facts;
   return {
-    id: `prod_sim_${tier}`,
+    id,
     object: 'product',
     active: true,
     created,
-    default_price: priceId,
-    description: `The ${tierTitle(tier)} plan (payments simulator)`,
+    default_price: defaultPrice,
+    description,
     images: [],
     livemode: false,
     marketing_features: [],
-    metadata: { tier },
-    name: tierTitle(tier),
+    metadata,
+    name,
     package_dimensions: null,
     shippable: null,
     statement_descriptor: null,
@@ -71,6 +82,16 @@ function buildProduct(tier: string, priceId: string, created: number): Stripe.Pr
     url: null,
   };
 }
+
+const buildProduct = (tier: string, priceId: string, created: number): Stripe.Product =>
+  productObject({
+    id: `prod_sim_${tier}`,
+    name: tierTitle(tier),
+    description: `The ${tierTitle(tier)} plan (payments simulator)`,
+    metadata: { tier },
+    defaultPrice: priceId,
+    created,
+  });
 
 interface NewPrice extends CataloguePrice {
   /** The key it was configured under: its lookup key. */

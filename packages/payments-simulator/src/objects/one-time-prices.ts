@@ -6,7 +6,7 @@ import type Stripe from 'stripe';
 import { invalidParam } from '../errors.ts';
 import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
-import { decimal } from './catalog.ts';
+import { decimal, productObject } from './catalog.ts';
 
 const AMOUNTS: Record<string, number> = { small: 900, large: 3500 };
 const DEFAULT_AMOUNT = 1000;
@@ -24,30 +24,15 @@ export function requireRecurring(price: Stripe.Price, param: string): Stripe.Pri
 /** What a pack costs, by its name, in cents. */
 export const packAmount = (pack: string): number => AMOUNTS[pack] ?? DEFAULT_AMOUNT;
 
-function buildPackProduct(pack: string, priceId: string, created: number): Stripe.Product {
-  return {
+const buildPackProduct = (pack: string, priceId: string, created: number): Stripe.Product =>
+  productObject({
     id: `prod_sim_credits_${pack}`,
-    object: 'product',
-    active: true,
-    created,
-    default_price: priceId,
-    description: `A pack of credits, bought once (payments simulator)`,
-    images: [],
-    livemode: false,
-    marketing_features: [],
-    metadata: { credit_pack: pack },
     name: `Credits: ${pack}`,
-    package_dimensions: null,
-    shippable: null,
-    statement_descriptor: null,
-    tax_code: null,
-    tax_details: null,
-    type: 'service',
-    unit_label: null,
-    updated: created,
-    url: null,
-  };
-}
+    description: 'A pack of credits, bought once (payments simulator)',
+    metadata: { credit_pack: pack },
+    defaultPrice: priceId,
+    created,
+  });
 
 function buildPackPrice(pack: string, id: string, product: string, created: number): Stripe.Price {
   const amount = packAmount(pack);

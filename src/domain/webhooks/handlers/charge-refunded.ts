@@ -6,7 +6,7 @@
 import { changeCredits } from '../../credits/credit-changes.ts';
 import type { ChargeEvent } from '../../model.ts';
 import type { EventHandler } from '../context.ts';
-import { creditHolder, ofOrganization, ofUser } from '../context.ts';
+import { holderOf } from '../../credits/credit-holders.ts';
 
 /** What all refunds of a payment are due together: `floor(credits * refunded / amount)`. */
 export const refundsDue = (credits: number, amount: number, refunded: number): number =>
@@ -28,11 +28,10 @@ export const chargeRefunded: EventHandler<ChargeEvent> = {
       type === 'user' ? await ctx.tx.users.findById(id) : await ctx.tx.organizations.findById(id);
     if (account === null)
       throw new Error(`credit purchase ${purchase.sessionId} of no ${type} ${id}`);
-    const subject = 'idpId' in account ? ofUser(account) : ofOrganization(account);
     const { now } = ctx.telling;
     const { result: short } = await changeCredits(
       ctx.tx,
-      creditHolder(subject, ctx.telling.policy, now),
+      holderOf(account, ctx.telling.policy, now),
       { rules: ctx.credits, now },
       (credits) =>
         credits.refund(due, {
