@@ -51,15 +51,23 @@ export class PackPrices {
     return this.known?.get(pack) ?? null;
   }
 
+  /** The plan's price and every pack's, asked at once; then checked in BILLING_CREDIT_PACKS's order. */
   private async learn(): Promise<void> {
-    const plan = this.planPrice === null ? null : await this.payments.retrievePrice(this.planPrice);
-    const found = new Map<string, PackPrice>();
-    for (const pack of this.packs) found.set(pack.name, await this.checked(pack, plan));
-    this.known = found;
+    const { payments, planPrice } = this;
+    const [plan, ...prices] = await Promise.all([
+      planPrice === null ? null : payments.retrievePrice(planPrice),
+      ...this.packs.map((pack) => payments.retrievePrice(pack.price)),
+    ]);
+    this.known = new Map(
+      this.packs.map((pack, i) => [pack.name, this.checked(pack, prices[i] ?? null, plan ?? null)]),
+    );
   }
 
-  private async checked(pack: CreditPack, plan: ProviderPrice | null): Promise<PackPrice> {
-    const price = await this.payments.retrievePrice(pack.price);
+  private checked(
+    pack: CreditPack,
+    price: ProviderPrice | null,
+    plan: ProviderPrice | null,
+  ): PackPrice {
     if (price === null)
       throw mismatch(`names ${pack.price} (${pack.name}), which the provider does not have`);
     if (!price.oneTime || price.unitAmount === null)
