@@ -13,12 +13,12 @@
 // - Files read at run time (migrations/) are found from the project root (src/adapters/project-root.ts),
 //   so they resolve the same from src/ and from dist/.
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url)); // wherever this is called from
-const outdir = join(root, 'dist');
+const outdir = resolve(root, process.argv[2] ?? 'dist'); // npm test builds into a directory of its own
 
 /** Each workspace package's entry points by specifier: `@billing/payments-simulator` -> its src/index.ts. */
 function workspaceEntries() {

@@ -4,9 +4,12 @@
 // without either the PostgreSQL half is skipped and said so, unless REQUIRE_POSTGRES=1 (CI).
 // TEST_PGBOUNCER=1 runs that half through a throwaway PgBouncer in transaction mode;
 // TEST_HALVES=postgres runs that half only (CI's second run, on another Node).
+// The service is built once first, as npm start builds it, into a directory of its own
+// (test-artifacts/dist: tests that build dist/ themselves never race it); the tests spawn that
+// build with plain node (test/helpers/entry.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 
 const filter = process.argv.slice(2);
@@ -23,6 +26,10 @@ const files = ['test', ...packageTests]
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
   .sort();
 
+const builtDir = resolve('test-artifacts', 'dist');
+if (spawnSync(process.execPath, ['scripts/build.mjs', builtDir], { stdio: 'inherit' }).status !== 0)
+  process.exit(1);
+
 function run(label, env) {
   console.log(`\n=== ${label}: ${files.length} test files ===`);
   return new Promise((resolve) => {
@@ -30,7 +37,7 @@ function run(label, env) {
       process.execPath,
       ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
       {
-        env: { ...process.env, ...env },
+        env: { ...process.env, TEST_BUILT_DIR: builtDir, ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );

@@ -15,6 +15,7 @@ import {
   SIMULATOR_WEBHOOK_SECRET,
 } from '../../src/config.ts';
 import { assertRefused } from '../helpers/config-refusal.ts';
+import { nodeArgs } from '../helpers/entry.ts';
 
 type Env = Record<string, string>;
 
@@ -271,7 +272,7 @@ describe('configuration', () => {
   });
 
   test('the server refuses to start on a bad PORT with one line on stderr and a non-zero exit', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, nodeArgs('server'), {
       env: { PATH: process.env.PATH, PORT: 'abc' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { nodeArgs } from '../helpers/entry.ts';
 
 const STRIPE = {
   DATA_DIR: '/tmp/billing-data',
@@ -33,7 +34,7 @@ function refusal(file: string): string {
 
 /** The server started on `file`: its exit code and stderr, or a failure if it still runs after 20 s. */
 async function serverRefusal(file: string): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, nodeArgs('server'), {
     env: { PATH: process.env.PATH, ...STRIPE, BILLING_ENTITLEMENTS_FILE: file },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

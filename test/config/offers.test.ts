@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { EXAMPLE_ENTITLEMENTS_FILE, loadConfig } from '../../src/config.ts';
 import { refusal } from '../helpers/config-refusal.ts';
+import { nodeArgs } from '../helpers/entry.ts';
 
 type Env = Record<string, string>;
 
@@ -208,7 +209,7 @@ describe('configuration: offers and entitlements', () => {
   });
 
   test('the server refuses to start on a bad entitlements file with one line on stderr', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, nodeArgs('server'), {
       env: {
         PATH: process.env.PATH,
         BILLING_ENTITLEMENTS_FILE: file({ pro: { limits: { projects: -1 } } }),

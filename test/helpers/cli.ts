@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { tierPolicy } from '../../src/composition.ts';
 import { bearer, type TestApp } from './app.ts';
+import { nodeArgs } from './entry.ts';
 
 export interface CliRun {
   code: number;
@@ -14,7 +15,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/index.ts', ...args],
+      [...nodeArgs('cli'), ...args],
       { env: { ...process.env, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;

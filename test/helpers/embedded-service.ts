@@ -8,6 +8,7 @@ import { freshDataDir } from './data-dir.ts';
 import { freePort } from '../../support/free-port.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { nodeArgs } from './entry.ts';
 
 export async function embeddedDataDir(): Promise<string> {
   return freshDataDir('billing-embedded');
@@ -51,7 +52,7 @@ export function runServiceToExit(env: Record<string, string>): Promise<Exited> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/server.ts'],
+      nodeArgs('server'),
       { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, timeout: 60_000 },
       (error, _stdout, stderr) => {
         resolve({

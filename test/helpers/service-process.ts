@@ -1,10 +1,11 @@
-// Starts the real service (`src/server.ts` through tsx, or a built entry such as dist/server.mjs
-// with plain node) as a separate process, for tests that need several instances sharing one
+// Starts the real service (what test/helpers/entry.ts says runs it, or a given entry such as
+// dist/server.mjs) as a separate process, for tests that need several instances sharing one
 // PostgreSQL. Resolves once it listens, with its base URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { TestApp } from './app.ts';
+import { nodeArgs } from './entry.ts';
 
 export interface ServiceProcess {
   url: string;
@@ -28,6 +29,7 @@ export interface LogEntry {
 }
 
 export interface ServiceProcessOptions {
+  /** A JavaScript entry run instead of the service (e.g. dist/server.mjs, scripts/start.mjs). */
   entry?: string;
   /** A command the service runs under, e.g. `unshare --pid --fork` (the service is then its child). */
   prefix?: string[];
@@ -37,14 +39,10 @@ export interface ServiceProcessOptions {
 
 export async function startServiceProcess(
   env: Record<string, string>,
-  { entry = 'src/server.ts', logLevel = 'info', prefix = [] }: ServiceProcessOptions = {},
+  { entry, logLevel = 'info', prefix = [] }: ServiceProcessOptions = {},
 ): Promise<ServiceProcess> {
-  const [command, ...args] = [
-    ...prefix,
-    process.execPath,
-    ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []),
-    entry,
-  ];
+  const entryArgs = entry === undefined ? nodeArgs('server') : [entry];
+  const [command, ...args] = [...prefix, process.execPath, ...entryArgs];
   const child = spawn(command!, args, {
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'inherit'],

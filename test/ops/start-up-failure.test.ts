@@ -12,10 +12,11 @@ import { describe, test } from 'node:test';
 import { freePort } from '../../support/free-port.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
 import { onPostgres } from '../helpers/database.ts';
+import { nodeArgs } from '../helpers/entry.ts';
 
 /** The server process started on `env`: its exit code and stderr. */
 async function start(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, nodeArgs('server'), {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
