@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadOptions, Measured } from './load.ts';
@@ -48,13 +48,14 @@ export function prepareWrk(options: LoadOptions): () => Promise<Measured> {
     traffic.next === undefined
       ? 1
       : Math.max(THREADS, traffic.distinct ?? Math.ceil(seconds * perSecond));
-  const lines: string[] = [];
+  // Line by line: a long window's requests can exceed the longest string V8 makes.
+  const out = openSync(file, 'w');
   for (let i = 0; i < count; i++) {
     const varying = traffic.next?.();
     const body = (varying?.body ?? traffic.body ?? '').replaceAll('\n', '\x01');
-    lines.push(`${varying?.header[0] ?? ''}\t${varying?.header[1] ?? ''}\t${body}`);
+    writeSync(out, `${varying?.header[0] ?? ''}\t${varying?.header[1] ?? ''}\t${body}\n`);
   }
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  closeSync(out);
   const headers = Object.entries(traffic.headers ?? {}).flatMap(([name, value]) => [
     '-H',
     `${name}: ${value}`,
