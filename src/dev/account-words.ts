@@ -12,7 +12,7 @@ import {
   tierOf,
   type TierPolicy,
 } from '../domain/billing/tier.ts';
-import type { BillingAccount } from '../domain/model.ts';
+import type { BillingAccount } from '../domain/model/accounts.ts';
 
 export interface AccountPolicy extends TierPolicy {
   /** Whether a trial's checkout takes a card (BILLING_TRIAL_REQUIRES_CARD). */

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { SubscriptionSummary } from '../domain/billing/subscription-summary.ts';
 import { tierRank } from '../domain/billing/tier.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Principal } from '../domain/model.ts';
+import type { Principal } from '../domain/model/callers.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { accountView, planChangeWords, type AccountView } from './account-words.ts';
 import { creditsSection } from './billing-credits.ts';

@@ -3,7 +3,7 @@
 // credits, a button per pack (the same checkout as POST /api/v1/credits/checkout, back to
 // /billing), and the newest ledger entries, as GET /api/v1/credits and /credits/ledger say them.
 import type { CreditsService, CreditsSummary } from '../domain/credits/credits-service.ts';
-import type { Principal } from '../domain/model.ts';
+import type { Principal } from '../domain/model/callers.ts';
 import type { CreditEntry } from '../domain/ports/credits.ts';
 import { escapeHtml } from './page-layout.ts';
 

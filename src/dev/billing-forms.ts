@@ -8,7 +8,7 @@
 // what came of it (past the limit too), so a reload never posts again.
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
-import type { Principal } from '../domain/model.ts';
+import type { Principal } from '../domain/model/callers.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { perUserLimit } from '../http/per-user-limit.ts';
 import type { BillingAccountServices } from './billing-services.ts';

@@ -10,7 +10,7 @@ import type {
 } from '../domain/organizations/organization-billing.ts';
 import { FREE_TIER } from '../domain/billing/tier.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Principal } from '../domain/model.ts';
+import type { Principal } from '../domain/model/callers.ts';
 import type { Store } from '../domain/ports/store.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import {

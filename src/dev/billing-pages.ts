@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { FREE_TIER, tierOf } from '../domain/billing/tier.ts';
-import type { User } from '../domain/model.ts';
+import type { User } from '../domain/model/accounts.ts';
 import type { Store } from '../domain/ports/store.ts';
 import { trialWords, type AccountPolicy } from './account-words.ts';
 import { HEADERS, page, paragraphs, START_CHECKOUT, tierHtml } from './page-layout.ts';

@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { DomainError } from '../domain/errors.ts';
-import type { Principal } from '../domain/model.ts';
+import type { Principal } from '../domain/model/callers.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import { statusOf } from '../http/error-handler.ts';
 import { adviceFor, tokenFromPaste } from './billing-token-paste.ts';

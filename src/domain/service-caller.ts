@@ -3,7 +3,7 @@
 // kind of token carries. A scope alone never makes a backend: some identity providers grant an
 // API's scopes to any user who asks (an Auth0 API without RBAC, Keycloak's optional client scopes).
 import { DomainError } from './errors.ts';
-import type { ServiceCaller } from './model.ts';
+import type { ServiceCaller } from './model/callers.ts';
 
 export interface ServiceAccess {
   scope: string;

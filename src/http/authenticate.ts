@@ -2,7 +2,7 @@
 // Every failure is a 401 with a `{"detail": ...}` body; the verifier never decides a status.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.ts';
-import type { Principal } from '../domain/model.ts';
+import type { Principal } from '../domain/model/callers.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 import { checkServiceCaller, type ServiceAccess } from '../domain/service-caller.ts';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { checkoutSessionParams } from '../../src/adapters/payments/stripe-payments.ts';
-import type { CheckoutOffer } from '../../src/domain/model.ts';
+import type { CheckoutOffer } from '../../src/domain/model/checkout.ts';
 import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { checkoutUrl, sessionId } from '../helpers/checkout.ts';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tierOf, blocksNewCheckout } from '../../src/domain/billing/tier.ts';
-import type { SubscriptionStatus } from '../../src/domain/model.ts';
+import type { SubscriptionStatus } from '../../src/domain/model/subscriptions.ts';
 
 const policy = {
   tierByPrice: new Map([

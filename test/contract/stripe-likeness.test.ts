@@ -15,7 +15,7 @@ import { startPaymentsSimulator, type PaymentsSimulator } from '@billing/payment
 import { openPglite } from '../../src/adapters/database/pglite.ts';
 import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
 import { createStripePayments } from '../../src/adapters/payments/stripe-payments.ts';
-import type { ObjectNotice } from '../../src/domain/model.ts';
+import type { ObjectNotice } from '../../src/domain/model/payment-events.ts';
 import { bearer } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { allDelivered } from '../helpers/deliveries.ts';

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { accountView, ORGANIZATION, planChangeWords } from '../../src/dev/account-words.ts';
 import type { SubscriptionDetails } from '../../src/domain/billing/subscription-summary.ts';
-import type { SubscriptionState, SubscriptionStatus, User } from '../../src/domain/model.ts';
+import type {
+  SubscriptionState,
+  SubscriptionStatus,
+} from '../../src/domain/model/subscriptions.ts';
+import type { User } from '../../src/domain/model/accounts.ts';
 
 const policy = {
   tierByPrice: new Map([

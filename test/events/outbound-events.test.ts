@@ -10,7 +10,7 @@ import { applyListing } from '../../src/domain/billing/provider-listing.ts';
 import { syncUser } from '../../src/domain/billing/sync-user.ts';
 import { DeliveryWorker } from '../../src/domain/events/delivery-worker.ts';
 import { forgetExpired } from '../../src/domain/schedule/retention.ts';
-import type { ProviderSubscription } from '../../src/domain/model.ts';
+import type { ProviderSubscription } from '../../src/domain/model/subscriptions.ts';
 import { profileOf, type TestApp, buildTestApp } from '../helpers/app.ts';
 import { startAppReceiver, type AppReceiver } from '../helpers/app-receiver.ts';
 import { operatorDeps, payWhileUnreachable } from '../helpers/cli.ts';

@@ -9,7 +9,7 @@ import { createCachedVerifier } from '../../src/adapters/identity/cached-verifie
 import { createJwtVerifier } from '../../src/adapters/identity/jwt-verifier.ts';
 import { generateSigningKey, localKeys, signToken } from '../../src/dev/identity-provider.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import type { Principal } from '../../src/domain/model.ts';
+import type { Principal } from '../../src/domain/model/callers.ts';
 import type { TokenVerifier } from '../../src/domain/ports/token-verifier.ts';
 
 const T0 = 1_900_000_000_000;

@@ -8,7 +8,7 @@ import { createJwtVerifier } from '../../src/adapters/identity/jwt-verifier.ts';
 import type { OrganizationClaimPaths } from '../../src/adapters/identity/organization-claims.ts';
 import { generateSigningKey, localKeys, signToken } from '../../src/dev/identity-provider.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import type { Principal } from '../../src/domain/model.ts';
+import type { Principal } from '../../src/domain/model/callers.ts';
 
 const ISSUER = 'https://issuer.example';
 const AUDIENCE = 'api://billing';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { effectiveTier, type TierPolicy } from '../../src/domain/billing/tier.ts';
-import type { SubscriptionState } from '../../src/domain/model.ts';
+import type { SubscriptionState } from '../../src/domain/model/subscriptions.ts';
 import { bearer, buildTestApp, profileId, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { asMember, memberTier, orgBilling } from '../helpers/organizations.ts';

@@ -9,11 +9,11 @@ import type {
 } from '../../src/adapters/payments/stripe-mapping.ts';
 import type {
   CheckoutSessionEvent,
-  HandledEvents,
   InvoiceEvent,
   SubscriptionEvent,
   SubscriptionNotice,
-} from '../../src/domain/model.ts';
+} from '../../src/domain/model/payment-events.ts';
+import type { HandledEvents } from '../../src/domain/model/handled-events.ts';
 import type { EventHandler } from '../../src/domain/webhooks/context.ts';
 import { customerSubscriptionChanged } from '../../src/domain/webhooks/handlers/customer-subscription.ts';
 import { EVENT_HANDLERS } from '../../src/domain/webhooks/handlers/index.ts';

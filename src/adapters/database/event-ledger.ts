@@ -7,7 +7,7 @@
 // recorded event the handler sees nothing, and what the statement did is rolled back. The records
 // this process saw committed are remembered (committed-ids.ts): a redelivery of one costs no
 // statement.
-import type { WebhookEventRecord } from '../../domain/model.ts';
+import type { WebhookEventRecord } from '../../domain/model/handled-events.ts';
 import type { EventLedger } from '../../domain/ports/event-ledger.ts';
 import type { Database, SqlClient } from './sql-client.ts';
 import { deleteInBatches } from './batch-delete.ts';

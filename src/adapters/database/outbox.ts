@@ -2,7 +2,7 @@
 // and resend, the counts, the tier clock's look, retention (migrations/012). One worker per event
 // across instances rests on the claim: one statement that takes a lease of the rows it finds,
 // skipping the rows another claim holds locked (FOR UPDATE SKIP LOCKED).
-import type { SubjectRef } from '../../domain/model.ts';
+import type { SubjectRef } from '../../domain/model/callers.ts';
 import type { ClaimedEvent, EventSummary, Outbox } from '../../domain/ports/outbox.ts';
 import type { SqlClient } from './sql-client.ts';
 import { deleteInBatches } from './batch-delete.ts';

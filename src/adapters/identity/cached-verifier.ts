@@ -4,7 +4,7 @@
 // token's `exp` or `maxAgeMs`, whichever is first: that bounds how long a token outlives its key.
 import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import type { Principal } from '../../domain/model.ts';
+import type { Principal } from '../../domain/model/callers.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { ExpiringEntries } from './expiring-entries.ts';
 

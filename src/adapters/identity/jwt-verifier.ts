@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { DomainError } from '../../domain/errors.ts';
-import type { Principal, ServiceCaller } from '../../domain/model.ts';
+import type { Principal, ServiceCaller } from '../../domain/model/callers.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
 import { ExpiringEntries } from './expiring-entries.ts';

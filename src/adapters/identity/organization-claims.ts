@@ -5,7 +5,7 @@
 // several organisations names none for billing. Every value is bounded: a token can be refused
 // (401), never make a 500.
 import { DomainError } from '../../domain/errors.ts';
-import type { OrganizationClaim } from '../../domain/model.ts';
+import type { OrganizationClaim } from '../../domain/model/callers.ts';
 import { isStorableText } from '../storable-text.ts';
 
 export interface OrganizationClaimPaths {

@@ -6,7 +6,7 @@
 // dated far ahead cannot pin a subscription against every later event.
 import type Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.ts';
-import type { PaymentEvent } from '../../domain/model.ts';
+import type { PaymentEvent } from '../../domain/model/payment-events.ts';
 import type { WebhookVerifier } from '../../domain/ports/webhook-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
 import { toPaymentEvent, toThinEvent, type ThinEventJson } from './stripe-mapping.ts';

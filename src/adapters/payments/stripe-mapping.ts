@@ -6,18 +6,20 @@ import type Stripe from 'stripe';
 import type {
   ChargeEvent,
   CheckoutSessionEvent,
-  HandledEvents,
   InvoiceEvent,
   ObjectNotice,
   OtherEvent,
   PaymentEvent,
-  PendingChange,
-  ProviderSubscription,
   ScheduleEvent,
   SubscriptionEvent,
   SubscriptionNotice,
+} from '../../domain/model/payment-events.ts';
+import type { HandledEvents } from '../../domain/model/handled-events.ts';
+import type {
+  PendingChange,
+  ProviderSubscription,
   SubscriptionStatus,
-} from '../../domain/model.ts';
+} from '../../domain/model/subscriptions.ts';
 import { idOf, nonEmptyText, text, unixTime } from './stripe-fields.ts';
 import { toCharge, toCheckoutSession, toInvoice } from './stripe-purchases.ts';
 

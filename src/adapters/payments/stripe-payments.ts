@@ -6,13 +6,9 @@ import type {
   PaymentsProvider,
   ProviderPrice,
 } from '../../domain/ports/payments-provider.ts';
-import type {
-  NewCheckoutSession,
-  ObjectNotice,
-  PaymentEvent,
-  ProviderCheckoutSession,
-  SubjectRef,
-} from '../../domain/model.ts';
+import type { NewCheckoutSession, ProviderCheckoutSession } from '../../domain/model/checkout.ts';
+import type { ObjectNotice, PaymentEvent } from '../../domain/model/payment-events.ts';
+import type { SubjectRef } from '../../domain/model/callers.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import { translatingFailures } from './stripe-failures.ts';
 import { toCompletedNotice, toPaymentEvent } from './stripe-mapping.ts';

@@ -1,7 +1,11 @@
 // Translation of the objects a payment's events carry: a checkout session (a subscription's or a
 // credit pack's), an invoice (what a paid period grants), a charge (what a refund takes back).
 import type Stripe from 'stripe';
-import type { ChargeEvent, CheckoutSessionEvent, InvoiceEvent } from '../../domain/model.ts';
+import type {
+  ChargeEvent,
+  CheckoutSessionEvent,
+  InvoiceEvent,
+} from '../../domain/model/payment-events.ts';
 import { idOf, nonEmptyText, text, unixTime } from './stripe-fields.ts';
 
 const MODES = ['payment', 'setup', 'subscription'] as const;

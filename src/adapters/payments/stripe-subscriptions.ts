@@ -2,7 +2,7 @@
 // header): the ordering guard compares what is stored on the provider's clock, never ours.
 import type Stripe from 'stripe';
 import { UnmappableAnswer } from '../../domain/errors.ts';
-import type { ProviderRead, ProviderSubscription } from '../../domain/model.ts';
+import type { ProviderRead, ProviderSubscription } from '../../domain/model/subscriptions.ts';
 import {
   readClock,
   type SubscriptionRead,

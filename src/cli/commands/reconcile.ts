@@ -5,7 +5,7 @@
 import type { OperatorComposition } from '../../composition.ts';
 import type { Change } from '../../domain/billing/provider-listing.ts';
 import type { ReconcileResult } from '../../domain/billing/reconcile.ts';
-import type { ProviderSubscription, SubscriptionState } from '../../domain/model.ts';
+import type { ProviderSubscription, SubscriptionState } from '../../domain/model/subscriptions.ts';
 import { cliConfig, type Command } from '../command.ts';
 
 const terms = (s: ProviderSubscription | SubscriptionState) =>

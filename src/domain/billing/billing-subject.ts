@@ -1,7 +1,8 @@
 // Who pays, as checkout, the portal, the webhooks and the operator's commands see it: a user, or an
 // organisation its members' tokens name. One shape for both, so every operation is written once;
 // what differs (the default plan, the seats, the customer's name, the words of a refusal) is data.
-import type { BillingAccount, Organization, SubjectRef, User } from '../model.ts';
+import type { BillingAccount, Organization, User } from '../model/accounts.ts';
+import type { SubjectRef } from '../model/callers.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories } from '../ports/store.ts';
 

@@ -5,7 +5,8 @@
 // customer, stored or at the provider, belongs to another of our users or organisations, or the
 // provider has no such customer. Never by e-mail: only an operator's explicit pairing, or our own
 // id in provider data, links.
-import type { ProviderSubscription, SubjectRef, SubscriptionState } from '../model.ts';
+import type { ProviderSubscription, SubscriptionState } from '../model/subscriptions.ts';
+import type { SubjectRef } from '../model/callers.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Store } from '../ports/store.ts';
 import { linkCustomerTo } from './billing-subject.ts';

@@ -2,7 +2,8 @@
 // (the user's, else the default), a trial when the plan has trial days and the user never had a
 // subscription, however it became known (users.first_subscription_at, set by the database whenever
 // a subscription is stored for the user), promotion codes, automatic tax.
-import type { BillingAccount, CheckoutOffer } from '../model.ts';
+import type { BillingAccount } from '../model/accounts.ts';
+import type { CheckoutOffer } from '../model/checkout.ts';
 
 export interface OfferSettings {
   /** Tier name -> price id. */

@@ -4,10 +4,10 @@
 // once: nothing has been charged yet, the customer is never billed for a subscription they were
 // not offered, and their next checkout sells the plan without a trial. Both run outside any
 // transaction, before the event's.
-import type { ProviderSubscription } from '../model.ts';
+import type { ProviderSubscription } from '../model/subscriptions.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import type { CheckoutSessionsRepository } from '../ports/store.ts';
+import type { CheckoutSessionsRepository } from '../ports/checkout-sessions.ts';
 import { expireAtProvider } from './subject-sessions.ts';
 
 export interface ClosingDeps {

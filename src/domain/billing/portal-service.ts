@@ -3,7 +3,8 @@
 // person does there comes back as webhook events through the same exactly-once path as everything
 // else.
 import { DomainError } from '../errors.ts';
-import type { BillingAccount, Principal } from '../model.ts';
+import type { BillingAccount } from '../model/accounts.ts';
+import type { Principal } from '../model/callers.ts';
 import type { Members } from '../organizations/members.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { CheckoutSettings } from './checkout-service.ts';

@@ -2,7 +2,11 @@
 // listing answered at `readAt` (the provider's time) is written only over a state stored as of an
 // older second, so a late event older than it cannot undo the repair and a newer state is kept. A
 // tie (a state of that very second that says otherwise) is settled by listing again a second later.
-import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import type {
+  ProviderRead,
+  ProviderSubscription,
+  SubscriptionState,
+} from '../model/subscriptions.ts';
 import type { EventPolicy } from '../events/subject-changes.ts';
 import type { TierCause } from '../events/tier-reason.ts';
 import type { Logger } from '../ports/logger.ts';

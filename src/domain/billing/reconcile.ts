@@ -2,7 +2,7 @@
 // beyond the provider's retries and customers who subscribed before the service was connected. It
 // lists every subscription, 100 a page (never a call per subscription), and applies each page in a
 // short transaction through the same ordering as a delivery (provider-listing.ts): safe any time.
-import type { ProviderRead } from '../model.ts';
+import type { ProviderRead } from '../model/subscriptions.ts';
 import type { PaymentsProvider, SubscriptionsPage } from '../ports/payments-provider.ts';
 import { retryWhileThrottled } from '../retry-while-throttled.ts';
 import {

@@ -1,7 +1,8 @@
 // Sets the plan a user (or an organisation) is sold: the tier whose price their next checkout uses. The plan is held on
 // the server, so request input never chooses a price. An existing subscription keeps its price;
 // the tier changes only when the provider reports a subscription to the new price.
-import type { OrganizationsRepository, UsersRepository } from '../ports/store.ts';
+import type { OrganizationsRepository } from '../ports/organizations.ts';
+import type { UsersRepository } from '../ports/users.ts';
 import { UnknownOrganizationError, UnknownPlanError, UnknownUserError } from './operator-errors.ts';
 
 export interface PlanChange {

@@ -3,9 +3,9 @@
 // one of its subject, or one still open once its subject has a subscription: paying it would
 // start a second subscription, and a second trial). A session already paid or expired is stored
 // as the provider says.
-import type { CheckoutSessionRecord } from '../model.ts';
+import type { CheckoutSessionRecord } from '../model/checkout.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import type { CheckoutSessionsRepository } from '../ports/store.ts';
+import type { CheckoutSessionsRepository } from '../ports/checkout-sessions.ts';
 
 /** What a session sells and where it returns: two sessions alike in these are one checkout. */
 export type SessionTarget = Pick<

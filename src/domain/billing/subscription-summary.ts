@@ -4,8 +4,10 @@
 // in grace keeps them, and loses them with the tier), and the subscription the tier comes from.
 // A token naming an organisation adds where the tier comes from (tier_source): the organisation's
 // subscription or the user's own; `subscription`, `plan` and `trial_eligible` stay the user's own.
-import type { BillingAccount, PendingChange, Principal, SubscriptionState } from '../model.ts';
-import type { PendingChangesRepository } from '../ports/store.ts';
+import type { BillingAccount } from '../model/accounts.ts';
+import type { PendingChange, SubscriptionState } from '../model/subscriptions.ts';
+import type { Principal } from '../model/callers.ts';
+import type { PendingChangesRepository } from '../ports/pending-changes.ts';
 import type { Members } from '../organizations/members.ts';
 import { entitlementsOf, type EntitlementTable } from './entitlements.ts';
 import { planOf, trialDaysOf, type OfferSettings } from './offer.ts';

@@ -1,6 +1,6 @@
 // The one function from a subscription to a tier, used by the profile, the checkout guard and
 // the webhook handlers alike, so they can never disagree.
-import type { SubscriptionState, SubscriptionStatus } from '../model.ts';
+import type { SubscriptionState, SubscriptionStatus } from '../model/subscriptions.ts';
 
 export const FREE_TIER = 'free';
 const DAY_MS = 86_400_000;

@@ -8,7 +8,8 @@ import {
 } from '../billing/billing-subject.ts';
 import { tierOf, type TierPolicy } from '../billing/tier.ts';
 import { DomainError } from '../errors.ts';
-import type { Organization, OrganizationClaim, Principal, User } from '../model.ts';
+import type { Organization, User } from '../model/accounts.ts';
+import type { OrganizationClaim, Principal } from '../model/callers.ts';
 import type { Members } from '../organizations/members.ts';
 import type { Store } from '../ports/store.ts';
 import type { CreditHolder } from './credit-changes.ts';

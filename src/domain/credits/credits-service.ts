@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { customerOf } from '../billing/billing-subject.ts';
 import { checkoutReturnUrls, type CheckoutInput } from '../billing/redirect-urls.ts';
 import { DomainError } from '../errors.ts';
-import type { Principal, SubjectRef } from '../model.ts';
+import type { Principal, SubjectRef } from '../model/callers.ts';
 import { requireManager } from '../organizations/roles.ts';
 import { spendable, type CreditEntry, type CreditGrant } from '../ports/credits.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';

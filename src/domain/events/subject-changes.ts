@@ -6,7 +6,8 @@
 // subject is told (a renewal, a new period): that is decided from the row the write had in hand,
 // before and after, with nothing more read. The clock (tier-clock.ts) tells the changes that time
 // makes with no write.
-import type { PendingChange, SubjectRef, SubscriptionState } from '../model.ts';
+import type { PendingChange, SubscriptionState } from '../model/subscriptions.ts';
+import type { SubjectRef } from '../model/callers.ts';
 import type { Announced, EventDraft } from '../ports/outbox.ts';
 import type { Repositories } from '../ports/store.ts';
 import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';

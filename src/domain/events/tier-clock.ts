@@ -3,7 +3,7 @@
 // little while for subjects told a paid tier whose end has passed, then for every subject never told
 // its tier (billed while no events were recorded, or left unknown by an upgrade), and announces
 // what they are now, each in a transaction of its own.
-import type { SubjectRef } from '../model.ts';
+import type { SubjectRef } from '../model/callers.ts';
 import type { Outbox } from '../ports/outbox.ts';
 import type { Store } from '../ports/store.ts';
 import { announceChanges, type EventPolicy } from './subject-changes.ts';

@@ -1,7 +1,7 @@
 // Why a subject's tier changed, in the words of the `tier.changed` event, told from the tier before
 // and after and the subscription that decides the tier now. A transaction that knows its cause (a
 // reconciliation, an operator's command) says so instead.
-import type { SubscriptionState } from '../model.ts';
+import type { SubscriptionState } from '../model/subscriptions.ts';
 import { FREE_TIER, scheduledEnd } from '../billing/tier.ts';
 
 export type TierReason =

@@ -3,7 +3,8 @@
 // with the caller recorded as a member. A token naming no organisation costs nothing more than the
 // user's own read; a known member of a known organisation one more read, sent beside it, and a
 // write at most once an hour (or when they come back after the seat window).
-import type { Organization, Principal, User } from '../model.ts';
+import type { Organization, User } from '../model/accounts.ts';
+import type { Principal } from '../model/callers.ts';
 import type { Store } from '../ports/store.ts';
 
 /** A member seen less than this ago is not written again: the seat window is counted in days. */

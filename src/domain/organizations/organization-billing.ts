@@ -14,7 +14,8 @@ import {
 } from '../billing/subscription-summary.ts';
 import { isLive, tierOf, type TierPolicy } from '../billing/tier.ts';
 import { DomainError } from '../errors.ts';
-import type { Organization, OrganizationClaim, Principal } from '../model.ts';
+import type { Organization } from '../model/accounts.ts';
+import type { OrganizationClaim, Principal } from '../model/callers.ts';
 import type { Store } from '../ports/store.ts';
 import { desiredSeats, type SeatCounts, type SeatSettings } from '../seats/desired-seats.ts';
 import type { Members } from './members.ts';

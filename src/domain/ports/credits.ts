@@ -1,6 +1,6 @@
 // Credits as the domain needs them stored (migrations/016): a balance per subject, locked while it
 // changes, the ledger of its entries, the packs bought, and spends' answers by idempotency key.
-import type { SubjectRef } from '../model.ts';
+import type { SubjectRef } from '../model/callers.ts';
 
 export interface CreditGrant {
   amount: number;

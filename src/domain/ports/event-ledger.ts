@@ -1,6 +1,6 @@
 // Exactly-once for provider events: the handler's effects and the event's record in one
 // transaction, so neither is kept without the other, and deliveries of one event taking turns.
-import type { WebhookEventRecord } from '../model.ts';
+import type { WebhookEventRecord } from '../model/handled-events.ts';
 import type { Repositories } from './store.ts';
 
 export interface EventLedger {

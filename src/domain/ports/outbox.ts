@@ -1,6 +1,7 @@
 // Outbound events as the domain needs them stored: what each subject was last told, the events
 // written beside the change they report, and the deliveries a worker makes of them.
-import type { PendingChange, SubjectRef } from '../model.ts';
+import type { PendingChange } from '../model/subscriptions.ts';
+import type { SubjectRef } from '../model/callers.ts';
 
 /** What the application was last told of a subject; a null tier: not known (billed before events). */
 export interface Announced {

@@ -2,15 +2,10 @@
 // DomainError('payments_unavailable'), or DomainError('payments_throttled') when it asks us to slow
 // down (with `retryAfterSeconds` in the details when it says how long); an answer the adapter
 // cannot translate, as UnmappableAnswer (errors.ts).
-import type {
-  NewCheckoutSession,
-  ObjectNotice,
-  PaymentEvent,
-  ProviderCheckoutSession,
-  ProviderRead,
-  ProviderSubscription,
-  SubjectRef,
-} from '../model.ts';
+import type { NewCheckoutSession, ProviderCheckoutSession } from '../model/checkout.ts';
+import type { ObjectNotice, PaymentEvent } from '../model/payment-events.ts';
+import type { ProviderRead, ProviderSubscription } from '../model/subscriptions.ts';
+import type { SubjectRef } from '../model/callers.ts';
 
 export interface SubscriptionsPage {
   subscriptions: ProviderSubscription[];

@@ -1,5 +1,5 @@
 // The identity provider, as the domain needs it: an access token in, a principal out.
-import type { Principal, ServiceCaller } from '../model.ts';
+import type { Principal, ServiceCaller } from '../model/callers.ts';
 
 export interface TokenVerifier {
   /** Resolves the principal, or throws DomainError('invalid_token'). */

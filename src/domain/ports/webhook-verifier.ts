@@ -1,5 +1,5 @@
 // Turns a delivery's raw bytes into a verified provider event.
-import type { PaymentEvent } from '../model.ts';
+import type { PaymentEvent } from '../model/payment-events.ts';
 
 /** A delivery whose signature holds; its body is parsed only when its event is asked for. */
 export interface VerifiedDelivery {

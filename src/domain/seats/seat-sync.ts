@@ -17,9 +17,14 @@ import { DomainError } from '../errors.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
-import type { SeatWork, Store } from '../ports/store.ts';
+import type { SeatWork } from '../ports/seats.ts';
+import type { Store } from '../ports/store.ts';
 import { NO_TRACING, type SpanNotes, type Tracing } from '../ports/tracing.ts';
-import type { ProviderRead, ProviderSubscription, SubscriptionState } from '../model.ts';
+import type {
+  ProviderRead,
+  ProviderSubscription,
+  SubscriptionState,
+} from '../model/subscriptions.ts';
 import { saveState } from '../webhooks/subscription-sync.ts';
 import type { EventPolicy } from '../events/subject-changes.ts';
 import { desiredSeats, type SeatSettings } from './desired-seats.ts';

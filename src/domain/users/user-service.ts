@@ -1,7 +1,8 @@
 // Profiles: the authenticated principal's user, created on first access, with the tier they have
 // now: their own, or their organisation's when the token names one whose tier is at least theirs.
 import { effectiveTier, type TierPolicy } from '../billing/tier.ts';
-import type { Principal, User } from '../model.ts';
+import type { Principal } from '../model/callers.ts';
+import type { User } from '../model/accounts.ts';
 import type { Members } from '../organizations/members.ts';
 
 export interface Profile {

@@ -5,7 +5,10 @@
 import { tierOf, type TierPolicy } from '../billing/tier.ts';
 import type { CreditHolder } from '../credits/credit-changes.ts';
 import type { CreditsPolicy } from '../credits/credit-packs.ts';
-import type { Organization, PaymentEvent, SubjectRef, SubscriptionState, User } from '../model.ts';
+import type { Organization, User } from '../model/accounts.ts';
+import type { PaymentEvent } from '../model/payment-events.ts';
+import type { SubjectRef } from '../model/callers.ts';
+import type { SubscriptionState } from '../model/subscriptions.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { Repositories, Store } from '../ports/store.ts';

@@ -3,7 +3,7 @@
 // stamped later than the event) and be at least as new as the stored state (sent after that very
 // revision was seen, or stamped later than its `asOf`). When none qualifies, the transaction
 // throws ReadNeeded, rolls back, and the service reads again outside it.
-import type { ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { ProviderSubscription, SubscriptionState } from '../model/subscriptions.ts';
 import { DomainError } from '../errors.ts';
 import { ordering } from './ordering.ts';
 import {

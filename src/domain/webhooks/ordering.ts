@@ -3,7 +3,7 @@
 // `created`, a read's or a listing's `readAt`) is older (contained in what is stored), newer (it
 // replaces it), or of the same second (a tie: only a read can settle it). Every writer of a
 // subscription decides with `ordering`; the store's conditional write implements its `newer`.
-import type { ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { ProviderSubscription, SubscriptionState } from '../model/subscriptions.ts';
 
 export type Ordering = 'older' | 'same second' | 'newer';
 

@@ -3,7 +3,7 @@
 // newer one's snapshot is applied; one of the same second, or for an unknown subscription, needs
 // the provider read, outside the transaction, and the read is applied only over the state it was
 // sent after (or one it is newer than).
-import type { ProviderSubscription, SubscriptionState } from '../model.ts';
+import type { ProviderSubscription, SubscriptionState } from '../model/subscriptions.ts';
 import { tellSubscriptionWritten } from '../events/subject-changes.ts';
 import { DecideAgain } from './delivery-reads.ts';
 import { linkCustomerTo } from '../billing/billing-subject.ts';

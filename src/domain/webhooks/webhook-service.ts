@@ -3,7 +3,8 @@
 // it finds the stored state moved, it rolls back and the service reads again. A failure rolls back
 // and is rethrown, so the provider retries; an event that cannot be translated is recorded once as
 // `ignored`, since redelivering it would fail the same way.
-import type { PaymentEvent, UnmappableEvent, WebhookEventRecord } from '../model.ts';
+import type { PaymentEvent, UnmappableEvent } from '../model/payment-events.ts';
+import type { WebhookEventRecord } from '../model/handled-events.ts';
 import { DomainError, UnmappableAnswer } from '../errors.ts';
 import type { CreditsPolicy } from '../credits/credit-packs.ts';
 import type { EventPolicy } from '../events/subject-changes.ts';

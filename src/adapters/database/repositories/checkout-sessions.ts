@@ -1,7 +1,8 @@
 // Checkout sessions we opened, so a second click can return the same still-open session; at most
 // one of a subject's is open (unique indexes), and the subject's lock orders those who record one.
-import type { CheckoutSessionRecord, SubjectRef } from '../../../domain/model.ts';
-import type { CheckoutSessionsRepository } from '../../../domain/ports/store.ts';
+import type { CheckoutSessionRecord } from '../../../domain/model/checkout.ts';
+import type { SubjectRef } from '../../../domain/model/callers.ts';
+import type { CheckoutSessionsRepository } from '../../../domain/ports/checkout-sessions.ts';
 import type { SqlClient, SqlParam } from '../sql-client.ts';
 
 interface Row {

@@ -1,6 +1,6 @@
 // Credits (migrations/016): the packs bought (what a refund takes back from) and spends' answers by
 // idempotency key.
-import type { SubjectRef } from '../../../domain/model.ts';
+import type { SubjectRef } from '../../../domain/model/callers.ts';
 import type { CreditPurchase } from '../../../domain/ports/credits.ts';
 import { deleteInBatches } from '../batch-delete.ts';
 import type { SqlClient } from '../sql-client.ts';

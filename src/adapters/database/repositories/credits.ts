@@ -1,6 +1,6 @@
 // Credits (migrations/016): balances and their ledger; packs bought and spends' answers by key
 // in credit-purchases.ts.
-import type { SubjectRef } from '../../../domain/model.ts';
+import type { SubjectRef } from '../../../domain/model/callers.ts';
 import {
   NO_CREDITS,
   type CreditBalance,

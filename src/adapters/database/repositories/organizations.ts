@@ -1,6 +1,9 @@
 // Organisations, each read with the subscription that decides its tier, and their members.
-import type { Organization } from '../../../domain/model.ts';
-import type { OrganizationsRepository, SeenOrganization } from '../../../domain/ports/store.ts';
+import type { Organization } from '../../../domain/model/accounts.ts';
+import type {
+  OrganizationsRepository,
+  SeenOrganization,
+} from '../../../domain/ports/organizations.ts';
 import type { SqlClient, SqlParam } from '../sql-client.ts';
 import {
   DECIDING_SUBSCRIPTION,

@@ -3,7 +3,7 @@
 // configured the events are dropped here; what each subject is told is kept all the same, so that
 // a destination configured later is told changes from then on, not the past. Each event keeps the
 // trace of the change that wrote it (migrations/017), which its deliveries continue.
-import type { SubjectRef } from '../../../domain/model.ts';
+import type { SubjectRef } from '../../../domain/model/callers.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../../../domain/ports/outbox.ts';
 import { activeTraceparent } from '../../tracing/otel.ts';
 import type { SqlClient } from '../sql-client.ts';

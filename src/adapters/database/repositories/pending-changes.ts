@@ -1,8 +1,8 @@
 // A subscription's pending change (migrations/013: pending_changes), written in one statement that
 // keeps a newer one: an event older than the stored one changes nothing, and in the same second a
 // schedule that ended wins over one that is active.
-import type { PendingChange } from '../../../domain/model.ts';
-import type { PendingChangesRepository } from '../../../domain/ports/store.ts';
+import type { PendingChange } from '../../../domain/model/subscriptions.ts';
+import type { PendingChangesRepository } from '../../../domain/ports/pending-changes.ts';
 import type { SqlClient } from '../sql-client.ts';
 import { ownerOf, type OwnerRow } from './rows.ts';
 

@@ -1,11 +1,7 @@
 // Row <-> domain mapping shared by the repositories.
-import type {
-  Organization,
-  SubjectRef,
-  SubscriptionState,
-  SubscriptionStatus,
-  User,
-} from '../../../domain/model.ts';
+import type { Organization, User } from '../../../domain/model/accounts.ts';
+import type { SubjectRef } from '../../../domain/model/callers.ts';
+import type { SubscriptionState, SubscriptionStatus } from '../../../domain/model/subscriptions.ts';
 
 /** pg gives a timestamp as a Date; a row read as one JSON value (`row_to_json`), as ISO text. */
 type Timestamp = Date | string;

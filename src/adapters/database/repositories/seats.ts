@@ -1,5 +1,5 @@
 // The seat engine's state per organisation (migrations/010: organization_seats).
-import type { SeatsRepository, SeatWork } from '../../../domain/ports/store.ts';
+import type { SeatsRepository, SeatWork } from '../../../domain/ports/seats.ts';
 import type { SqlClient } from '../sql-client.ts';
 
 // A report as of an earlier time than the stored one changes nothing; a stored one marks the seats

@@ -1,7 +1,11 @@
 // Subscription state as last applied. The ordering decision is the domain's (domain/webhooks/
 // ordering.ts); this only stores, and its conditional write implements that rule's "newer".
-import type { ConditionalWrite, SubscriptionsRepository } from '../../../domain/ports/store.ts';
-import type { SubjectRef, SubscriptionState } from '../../../domain/model.ts';
+import type {
+  ConditionalWrite,
+  SubscriptionsRepository,
+} from '../../../domain/ports/subscriptions.ts';
+import type { SubjectRef } from '../../../domain/model/callers.ts';
+import type { SubscriptionState } from '../../../domain/model/subscriptions.ts';
 import type { SqlClient } from '../sql-client.ts';
 import {
   ownerOf,

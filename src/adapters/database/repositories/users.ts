@@ -1,6 +1,6 @@
 // Users, each read together with the subscription that decides its tier.
-import type { User } from '../../../domain/model.ts';
-import type { UsersRepository } from '../../../domain/ports/store.ts';
+import type { User } from '../../../domain/model/accounts.ts';
+import type { UsersRepository } from '../../../domain/ports/users.ts';
 import type { SqlClient } from '../sql-client.ts';
 import { DECIDING_SUBSCRIPTION, SUBSCRIPTION_COLUMNS, toUser, type UserRow } from './rows.ts';
 

@@ -4,7 +4,7 @@
 // refunds together, so each event takes only what the refunds before it did not: in any order, and
 // once however often it is delivered. A payment that bought no pack is not ours to count.
 import { changeCredits } from '../../credits/credit-changes.ts';
-import type { ChargeEvent } from '../../model.ts';
+import type { ChargeEvent } from '../../model/payment-events.ts';
 import type { EventHandler } from '../context.ts';
 import { holderOf } from '../../credits/credit-holders.ts';
 

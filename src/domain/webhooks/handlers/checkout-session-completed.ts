@@ -4,7 +4,7 @@
 // First, outside the transaction: the subject's other sessions are expired, and a second trial
 // paid anyway is cancelled (one-subscription.ts). A credit pack's session (mode `payment`) adds
 // its credits once paid (credit-pack-paid.ts), here or with async_payment_succeeded.
-import type { CheckoutSessionEvent } from '../../model.ts';
+import type { CheckoutSessionEvent } from '../../model/payment-events.ts';
 import type { EventHandler } from '../context.ts';
 import { linkCustomerTo } from '../../billing/billing-subject.ts';
 import { cancelSecondTrial, closeOtherSessions } from '../../billing/one-subscription.ts';

@@ -4,7 +4,7 @@
 // `credits.purchased`. An unpaid completion adds nothing: its payment is still on its way.
 import { changeCredits } from '../../credits/credit-changes.ts';
 import { packNamed } from '../../credits/credit-packs.ts';
-import type { CheckoutSessionEvent } from '../../model.ts';
+import type { CheckoutSessionEvent } from '../../model/payment-events.ts';
 import { creditHolder, type ApplyContext, type PayingSubject } from '../context.ts';
 
 export async function addPaidPack(

@@ -1,7 +1,8 @@
 // The event types we act on, each with its handler; any other type is recorded and acknowledged
-// as `ignored`. The table is keyed by HandledEventType (model.ts), so a misspelt type, or a
+// as `ignored`. The table is keyed by HandledEventType (model/handled-events.ts), so a misspelt type, or a
 // handler of another kind of event than the one its type is translated to, fails the type check.
-import type { HandledEvents, HandledEventType, PaymentEvent } from '../../model.ts';
+import type { HandledEvents, HandledEventType } from '../../model/handled-events.ts';
+import type { PaymentEvent } from '../../model/payment-events.ts';
 import type { ApplyContext, EventHandler, PrepareContext } from '../context.ts';
 import { chargeRefunded } from './charge-refunded.ts';
 import { checkoutSessionCompleted } from './checkout-session-completed.ts';

@@ -2,7 +2,7 @@
 // subscription, not its new state, so the subscription is read from the provider unless what we
 // hold is newer than the invoice. A failure that leaves it past_due starts the grace period. A paid
 // invoice that opens a new period grants its tier's credits (period-grant.ts).
-import type { InvoiceEvent } from '../../model.ts';
+import type { InvoiceEvent } from '../../model/payment-events.ts';
 import type { EventHandler } from '../context.ts';
 import { prepareRead, syncSubscription } from '../subscription-sync.ts';
 import { grantPaidPeriod } from './period-grant.ts';

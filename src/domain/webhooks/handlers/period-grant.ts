@@ -5,7 +5,7 @@
 // whose period is over, grants nothing either: a subject holds one grant, the newest.
 import { tierOfPrice } from '../../billing/tier.ts';
 import { changeCredits } from '../../credits/credit-changes.ts';
-import type { InvoiceEvent } from '../../model.ts';
+import type { InvoiceEvent } from '../../model/payment-events.ts';
 import { creditHolder, findEventSubject, type ApplyContext } from '../context.ts';
 
 const NEW_PERIOD = ['subscription_create', 'subscription_cycle'];

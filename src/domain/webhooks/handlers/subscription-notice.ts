@@ -2,7 +2,7 @@
 // subscription changed, and when, and carries none of it. So the subscription is read from the
 // provider, outside the transaction, unless what is stored is newer than the event, and the read
 // is applied as after an invoice event.
-import type { SubscriptionNotice } from '../../model.ts';
+import type { SubscriptionNotice } from '../../model/payment-events.ts';
 import type { EventHandler } from '../context.ts';
 import { prepareRead, syncSubscription } from '../subscription-sync.ts';
 

@@ -5,7 +5,8 @@
 // events of one second that say otherwise cannot be ranked: the provider's schedule, read with its
 // subscription, decides. The tier is untouched: it follows the subscription's price when the
 // subscription itself changes.
-import type { ProviderSubscription, ScheduleEvent } from '../../model.ts';
+import type { ProviderSubscription } from '../../model/subscriptions.ts';
+import type { ScheduleEvent } from '../../model/payment-events.ts';
 import type { Repositories } from '../../ports/store.ts';
 import type { EventHandler } from '../context.ts';
 import { tellPendingChangeWritten, type Telling } from '../../events/subject-changes.ts';

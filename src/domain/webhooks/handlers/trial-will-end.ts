@@ -5,7 +5,7 @@
 // application (`trial.will_end`), for whatever reminds them to pay: only while the trial is still
 // to end, as the newer of the event and the stored subscription says (a trial ended at once, or
 // one whose end passed while the notice was late, is not announced).
-import type { SubscriptionEvent } from '../../model.ts';
+import type { SubscriptionEvent } from '../../model/payment-events.ts';
 import type { EventHandler } from '../context.ts';
 import { findEventSubject } from '../context.ts';
 import { draftEvent } from '../../events/event-body.ts';
