@@ -101,7 +101,7 @@ export function planChangeWords(details: SubscriptionDetails | null): string[] {
   if (change === null) return billed;
   const plan = change.plan ?? 'a plan this service does not sell';
   const interval = change.interval === null ? '' : `, ${INTERVAL_WORDS[change.interval]}`;
-  return [...billed, `Switches to ${plan}${interval}, on ${when(new Date(change.effective_at))}.`];
+  return [...billed, `Switches to ${plan}${interval}, on ${when(change.effective_at)}.`];
 }
 
 function statusWords(

@@ -120,12 +120,7 @@ async function teamOutcome(services: OrganizationPageServices, principal: Princi
     return page('Payment received', `<p>Thank you! ${now}</p>`);
   // A trial charges nothing today: say when it ends and what happens then, not "payment".
   const end = subscription.trial_end ?? subscription.current_period_end;
-  const words = trialWords(
-    summary.tier,
-    end === null ? null : new Date(end),
-    services.policy,
-    ORGANIZATION,
-  );
+  const words = trialWords(summary.tier, end, services.policy, ORGANIZATION);
   return page(
     "Your team's trial has started",
     `<p>Thank you! ${now}</p>${paragraphs(words)}<p>Nothing was charged today.</p>`,

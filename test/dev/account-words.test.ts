@@ -157,7 +157,7 @@ describe('the interval and a change waiting for the period end in words', () => 
     plan: 'team',
     interval: 'year',
     trial_end: null,
-    current_period_end: '2027-06-01T00:00:00+00:00',
+    current_period_end: new Date('2027-06-01T00:00:00+00:00'),
     cancel_at: null,
     cancel_at_period_end: false,
     pending_change: null,
@@ -172,7 +172,7 @@ describe('the interval and a change waiting for the period end in words', () => 
           pending_change: {
             plan: 'pro',
             interval: 'month',
-            effective_at: '2027-06-01T00:00:00+00:00',
+            effective_at: new Date('2027-06-01T00:00:00+00:00'),
           },
         }),
       ),
@@ -187,7 +187,11 @@ describe('the interval and a change waiting for the period end in words', () => 
       planChangeWords(
         details({
           interval: null,
-          pending_change: { plan: null, interval: null, effective_at: '2027-06-01T00:00:00Z' },
+          pending_change: {
+            plan: null,
+            interval: null,
+            effective_at: new Date('2027-06-01T00:00:00Z'),
+          },
         }),
       ),
       ['Switches to a plan this service does not sell, on 2027-06-01 00:00 UTC.'],

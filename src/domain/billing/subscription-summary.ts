@@ -26,17 +26,17 @@ export interface SubscriptionDetails {
   plan: string | null;
   /** The interval BILLING_PRICES gives its price; null for a price not in it. */
   interval: 'month' | 'year' | null;
-  trial_end: string | null;
-  current_period_end: string | null;
+  trial_end: Date | null;
+  current_period_end: Date | null;
   /** When it is scheduled to end, either of the provider's ways; null when it is not. */
-  cancel_at: string | null;
+  cancel_at: Date | null;
   /** Whether that end is the end of the current period. */
   cancel_at_period_end: boolean;
   /** The change its schedule makes later (a downgrade at the period's end); null when none. */
   pending_change: {
     plan: string | null;
     interval: 'month' | 'year' | null;
-    effective_at: string;
+    effective_at: Date;
   } | null;
 }
 
@@ -57,10 +57,6 @@ export interface SummarySettings extends OfferSettings {
   catalog: readonly { price: string; interval: 'month' | 'year' }[];
 }
 
-/** ISO 8601 with an offset, as the profile's created_at. */
-const dateTime = (date: Date | null): string | null =>
-  date === null ? null : date.toISOString().replace('Z', '+00:00');
-
 function details(
   subscription: SubscriptionState,
   pending: PendingChange | null,
@@ -75,9 +71,9 @@ function details(
     status: subscription.status,
     plan: tierOfPrice(subscription.priceId, policy),
     interval: intervalOf(subscription.priceId),
-    trial_end: dateTime(subscription.trialEnd),
-    current_period_end: dateTime(periodEnd),
-    cancel_at: dateTime(end),
+    trial_end: subscription.trialEnd,
+    current_period_end: periodEnd,
+    cancel_at: end,
     cancel_at_period_end:
       end !== null && periodEnd !== null && end.getTime() === periodEnd.getTime(),
     pending_change:
@@ -86,7 +82,7 @@ function details(
         : {
             plan: tierOfPrice(pending.priceId, policy),
             interval: intervalOf(pending.priceId),
-            effective_at: dateTime(pending.effectiveAt)!,
+            effective_at: pending.effectiveAt,
           },
   };
 }

@@ -5,7 +5,7 @@
 // A transaction locks the balance before the subject's outbox record, never after: the other
 // order beside a spend could deadlock.
 import { FREE_TIER } from '../billing/tier.ts';
-import { draftEvent, type EventData, type EventSubject } from '../events/event-body.ts';
+import { draftEvent, type EventData, type EventSubject } from '../events/app-events.ts';
 import type { CreditBalance } from '../ports/credits.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { Repositories } from '../ports/store.ts';
@@ -33,7 +33,9 @@ const ref = (holder: CreditHolder) => ({ type: holder.type, id: holder.id });
 /** The first instant of the UTC month after `now`'s. */
 const nextMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1));
 
-const freeMonth = (now: Date) => `free:${now.toISOString().slice(0, 7)}`;
+/** The free tier's grant of `now`'s UTC month, once: `free:2026-11`. */
+const freeMonth = (now: Date) =>
+  `free:${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
 
 /** Whether a read must go through a transaction: an expired grant to end, or a free month maybe due. */
 export function mayChangeOnRead(

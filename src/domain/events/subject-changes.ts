@@ -11,7 +11,7 @@ import type { SubjectRef } from '../model/callers.ts';
 import type { Announced, EventDraft } from '../ports/outbox.ts';
 import type { Repositories } from '../ports/store.ts';
 import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';
-import { draftEvent, type EventSubject, type ScheduledChange } from './event-body.ts';
+import { draftEvent, type EventSubject, type ScheduledChange } from './app-events.ts';
 import { tierReason, type TierCause } from './tier-reason.ts';
 
 /** The tier policy, with the interval BILLING_PRICES gives each price, for `change.scheduled`. */
@@ -128,7 +128,7 @@ const scheduledChange = (
 ): ScheduledChange => ({
   plan: tierOfPrice(priceId, policy),
   interval: policy.intervalByPrice.get(priceId) ?? null,
-  effective_at: effectiveAt.toISOString(),
+  effective_at: effectiveAt,
 });
 
 /** The events that tell the change from `before` to `now`. */
@@ -145,7 +145,7 @@ function draftChanges(
   if (now.paymentFailedAt !== null && !sameTime(now.paymentFailedAt, before.paymentFailedAt))
     event({
       type: 'payment.failed',
-      data: { grace_until: graceUntil(now.paymentFailedAt, look.policy).toISOString() },
+      data: { grace_until: graceUntil(now.paymentFailedAt, look.policy) },
     });
   if (now.tier !== before.tier) {
     const { written } = look;

@@ -31,7 +31,7 @@ export interface OrganizationBillingSettings extends SummarySettings {
 }
 
 export interface OrganizationBillingSummary extends SubscriptionSummary {
-  org: { id: string; idp_org_id: string; created_at: string };
+  org: { id: string; idp_org_id: string; created_at: Date };
   role: string | string[] | null;
   can_manage: boolean;
   seats: { active: number; reported: number | null; billed: number | null };
@@ -49,8 +49,6 @@ export interface OrganizationBillingDeps {
 type NamedOrganization = Extract<OrganizationClaim, { kind: 'one' }>;
 
 const forbidden = (message: string) => new DomainError('organization_required', message);
-
-const dateTime = (date: Date) => date.toISOString().replace('Z', '+00:00');
 
 export class OrganizationBilling {
   constructor(private readonly deps: OrganizationBillingDeps) {}
@@ -72,7 +70,7 @@ export class OrganizationBilling {
       org: {
         id: organization.id,
         idp_org_id: organization.idpOrgId,
-        created_at: dateTime(organization.createdAt),
+        created_at: organization.createdAt,
       },
       role: named.role,
       can_manage: canManage(named.role, this.settings().managerRoles),

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { SubscriptionSummaryService } from '../../domain/billing/subscription-summary.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
+import { wired } from '../wire.ts';
 import { ERROR_RESPONSES } from '../responses.ts';
 import { AUTH_RESPONSES, described } from '../schemas.ts';
 
@@ -28,7 +29,7 @@ export function billingSubscriptionRoutes(
         },
       },
       onRequest: authenticate(verifier),
-      handler: (request) => summaries.summary(request.principal),
+      handler: async (request) => wired(await summaries.summary(request.principal)),
     });
   };
 }

@@ -6,6 +6,7 @@ import type { PortalInput } from '../../domain/billing/portal-service.ts';
 import type { OrganizationBilling } from '../../domain/organizations/organization-billing.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
+import { wired } from '../wire.ts';
 import { perUserLimit } from '../per-user-limit.ts';
 import { billingResponses, ERROR_RESPONSES } from '../responses.ts';
 import { AUTH_RESPONSES, described, ref } from '../schemas.ts';
@@ -75,7 +76,7 @@ export function organizationBillingRoutes(
     app.get('/orgs/current/billing', {
       schema: SUMMARY_SCHEMA,
       onRequest: authenticate(verifier),
-      handler: (request) => billing.summary(request.principal),
+      handler: async (request) => wired(await billing.summary(request.principal)),
     });
 
     app.post<{ Body: CheckoutInput }>('/orgs/current/billing/checkout', {

@@ -5,6 +5,7 @@
 // trace of the change that wrote it (migrations/017), which its deliveries continue.
 import type { SubjectRef } from '../../../domain/model/callers.ts';
 import type { Announced, EventDraft, OutboxRepository } from '../../../domain/ports/outbox.ts';
+import { eventBody } from '../../events/event-body.ts';
 import { activeTraceparent } from '../../tracing/otel.ts';
 import type { SqlClient } from '../sql-client.ts';
 
@@ -44,7 +45,7 @@ const eventParams = (subject: SubjectRef, events: EventDraft[], now: Date) => [
   subject.id,
   events.map((e) => e.id),
   events.map((e) => e.type),
-  events.map((e) => e.body),
+  events.map(eventBody),
   now,
   activeTraceparent(),
 ];

@@ -32,7 +32,7 @@ export async function grantPaidPeriod(event: InvoiceEvent, ctx: ApplyContext): P
       amount,
       expiresAt: line.periodEnd,
       source,
-      reason: `the ${tier} tier's credits for the period to ${line.periodEnd.toISOString()}`,
+      reason: `the ${tier} tier's credits for the period`, // its end is the grant's expiry
     });
   });
 }

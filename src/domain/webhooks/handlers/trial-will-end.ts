@@ -8,7 +8,7 @@
 import type { SubscriptionEvent } from '../../model/payment-events.ts';
 import type { EventHandler } from '../context.ts';
 import { findEventSubject } from '../context.ts';
-import { draftEvent } from '../../events/event-body.ts';
+import { draftEvent } from '../../events/app-events.ts';
 
 export const trialWillEnd: EventHandler<SubscriptionEvent> = {
   kind: 'subscription',
@@ -23,7 +23,7 @@ export const trialWillEnd: EventHandler<SubscriptionEvent> = {
         ...(subject?.ref.type === 'organization' && { organization: subject.ref.id }),
         idpId: subject?.idpId ?? null,
         subscription: subscription.id,
-        trialEnd: subscription.trialEnd?.toISOString() ?? null,
+        trialEnd: subscription.trialEnd,
       },
       subject === null ? 'trial ends soon, for a customer of no user' : 'trial ends soon',
     );
@@ -35,7 +35,7 @@ export const trialWillEnd: EventHandler<SubscriptionEvent> = {
     if (trialEnd <= now)
       return ctx.log.info({ subscription: subscription.id }, 'trial ended already: not announced');
     const about = { type: subject.ref.type, id: subject.ref.id, idp_id: subject.idpId };
-    const notice = { type: 'trial.will_end', data: { trial_end: trialEnd.toISOString() } } as const;
+    const notice = { type: 'trial.will_end', data: { trial_end: trialEnd } } as const;
     await ctx.tx.outbox.append(subject.ref, [draftEvent(about, notice, now)], now);
   },
 };

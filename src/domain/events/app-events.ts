@@ -1,5 +1,6 @@
-// The events the application is told, in the Standard Webhooks shape: `{"type", "timestamp",
-// "data"}`, minified, the exact text signed and sent on every attempt; the id is the `webhook-id`.
+// The events the application is told, as values: who each is about, its type and its data, in the
+// names the contract gives them (section 13). The outbox adapter writes each as the exact text
+// signed and sent on every attempt (adapters/events/event-body.ts); the id is the `webhook-id`.
 import type { EventDraft } from '../ports/outbox.ts';
 
 /** Who an event is about: a user or an organisation, with the identity provider's id. */
@@ -11,8 +12,8 @@ export interface EventSubject {
 
 export type EventData =
   | { type: 'tier.changed'; data: { from: string; to: string; reason: string } }
-  | { type: 'payment.failed'; data: { grace_until: string } }
-  | { type: 'trial.will_end'; data: { trial_end: string } }
+  | { type: 'payment.failed'; data: { grace_until: Date } }
+  | { type: 'trial.will_end'; data: { trial_end: Date } }
   | { type: 'seats.changed'; data: { from: number; to: number } }
   | { type: 'change.scheduled'; data: { pending_change: ScheduledChange } }
   | { type: 'credits.purchased'; data: { pack: string; credits: number; balance: number } }
@@ -22,17 +23,12 @@ export type EventData =
 export interface ScheduledChange {
   plan: string | null;
   interval: 'month' | 'year' | null;
-  effective_at: string;
+  effective_at: Date;
 }
 
 /** An id without dots (the signed content joins id, time and body with them). */
 export const newEventId = (): string => `msg_${crypto.randomUUID().replaceAll('-', '')}`;
 
 export function draftEvent(subject: EventSubject, event: EventData, now: Date): EventDraft {
-  const body = JSON.stringify({
-    type: event.type,
-    timestamp: now.toISOString(),
-    data: { subject, ...event.data },
-  });
-  return { id: newEventId(), type: event.type, body };
+  return { id: newEventId(), type: event.type, subject, data: event.data, at: now };
 }
