@@ -60,7 +60,9 @@ describe(`webhooks for trials and scheduled cancellations (${databaseLabel})`, (
     assert.equal(line?.message, 'trial ends soon');
     assert.equal(line?.fields.user, user.id);
     assert.equal(line?.fields.idpId, 'will-end');
-    assert.equal(line?.fields.trialEnd, new Date(trialEnd * 1000).toISOString());
+    // As the JSON log line writes it.
+    const written = JSON.parse(JSON.stringify(line?.fields ?? {})) as { trialEnd?: string };
+    assert.equal(written.trialEnd, new Date(trialEnd * 1000).toISOString());
     assert.deepEqual((await deliver(t.app, event)).json(), { status: 'duplicate' });
   });
 
