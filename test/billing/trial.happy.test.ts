@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { tierPolicy } from '../../src/composition.ts';
 import { syncUser } from '../../src/domain/billing/sync-user.ts';
+import { subscriptionWritten } from '../../src/domain/webhooks/subscription-written.ts';
 import { bearer, buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/browser.ts';
 import { checkoutUrl, TRIAL_WITHOUT_CARD } from '../helpers/checkout.ts';
@@ -136,7 +137,7 @@ describe(`one trial per user (${databaseLabel})`, () => {
     );
   });
 
-  test('whatever writes the subscriptions table, the database marks its user (and the user it moves to)', async () => {
+  test('whatever writes a subscription, its user is marked (and the user it moves to)', async () => {
     const { store } = t.composition;
     const first = await store.users.upsertByIdpId('trial-dan', 'trial-dan@example.com');
     const second = await store.users.upsertByIdpId('trial-eve', 'trial-eve@example.com');
@@ -156,7 +157,12 @@ describe(`one trial per user (${databaseLabel})`, () => {
       paymentFailedAt: null,
       asOf: 1,
     };
-    assert.equal(await store.subscriptions.insert(state), true);
+    // Every writer (an event, a read, a listing, the seat engine) follows its write with subscriptionWritten.
+    const telling = { policy: tierPolicy(t.config), cause: null, now: new Date() };
+    await store.transaction(async (tx) => {
+      assert.equal(await tx.subscriptions.insert(state), true);
+      await subscriptionWritten(tx, { before: null, after: state }, telling);
+    });
     assert.equal((await summary('trial-dan')).trial_eligible, false);
     assert.deepEqual(
       (await store.users.findById(first.id))?.firstSubscriptionAt,
@@ -164,8 +170,10 @@ describe(`one trial per user (${databaseLabel})`, () => {
     );
     assert.equal((await summary('trial-eve')).trial_eligible, true);
     await store.transaction(async (tx) => {
-      await tx.subscriptions.findForUpdate(state.id);
-      await tx.subscriptions.update({ ...state, owner: { type: 'user', id: second.id }, asOf: 2 });
+      const stored = await tx.subscriptions.findForUpdate(state.id);
+      const moved = { ...state, owner: { type: 'user' as const, id: second.id }, asOf: 2 };
+      await tx.subscriptions.update(moved);
+      await subscriptionWritten(tx, { before: stored, after: moved }, telling);
     });
     assert.equal((await summary('trial-eve')).trial_eligible, false);
     assert.equal((await summary('trial-dan')).trial_eligible, false, 'never cleared');

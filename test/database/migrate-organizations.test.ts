@@ -66,22 +66,6 @@ describe(`migration 010, organisations (${databaseLabel})`, () => {
       );
   });
 
-  test('one trial per subject: the database marks the user and the organisation it first stores a subscription for', async () => {
-    await db.exec(`
-      INSERT INTO subscriptions (id, user_id, customer_id, status, created_at, as_of)
-        VALUES ('sub_never', '${NEVER}', 'cus_n', 'canceled', '2026-01-01T00:00:00Z', 0);
-      INSERT INTO subscriptions (id, organization_id, customer_id, status, created_at, as_of)
-        VALUES ('sub_acme', '00000000-0000-4000-8000-0000000000aa', 'cus_acme', 'trialing', '2026-02-01T00:00:00Z', 0);`);
-    const [user] = await db.query<{ first_subscription_at: Date }>(
-      "SELECT first_subscription_at FROM users WHERE idp_id = 'never'",
-    );
-    const [org] = await db.query<{ first_subscription_at: Date }>(
-      "SELECT first_subscription_at FROM organizations WHERE idp_org_id = 'acme'",
-    );
-    assert.equal(user!.first_subscription_at.toISOString(), '2026-01-01T00:00:00.000Z');
-    assert.equal(org!.first_subscription_at.toISOString(), '2026-02-01T00:00:00.000Z');
-  });
-
   test("a user's customer is never an organisation's, nor the other way round", async () => {
     await assert.rejects(
       db.exec(

@@ -9,6 +9,8 @@ export interface SeenOrganization {
 }
 
 export interface OrganizationsRepository {
+  /** Records when the organisation first subscribed, unless one is stored already. */
+  markSubscribed(id: string, at: Date): Promise<void>;
   /** The organisation, and when the user with `memberIdpId` was last recorded as its member; one read. */
   findSeenBy(
     issuer: string,

@@ -2,6 +2,8 @@
 import type { User } from '../model/accounts.ts';
 
 export interface UsersRepository {
+  /** Records when the user first subscribed, unless one is stored already (webhooks/subscription-written.ts). */
+  markSubscribed(id: string, at: Date): Promise<void>;
   /** Creates the user on first sight, keeps the e-mail in step; one round trip when nothing changed. */
   upsertByIdpId(idpId: string, email: string): Promise<User>;
   findById(id: string): Promise<User | null>;

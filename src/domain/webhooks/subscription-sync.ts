@@ -4,11 +4,11 @@
 // the provider read, outside the transaction, and the read is applied only over the state it was
 // sent after (or one it is newer than).
 import type { ProviderSubscription, SubscriptionState } from '../model/subscriptions.ts';
-import { tellSubscriptionWritten } from '../events/subject-changes.ts';
 import { DecideAgain } from './delivery-reads.ts';
 import { linkCustomerTo } from '../billing/billing-subject.ts';
 import { findEventSubject, type ApplyContext, type PrepareContext } from './context.ts';
 import { laterInLifecycle, ordering } from './ordering.ts';
+import { subscriptionWritten } from './subscription-written.ts';
 
 /** Before the transaction: reads the subscription when the event alone cannot settle it. */
 export async function prepareRead(
@@ -38,7 +38,7 @@ export async function syncSubscription(
   // writes exactly when the event is newer than the stored state, and else says what stands.
   if (carried !== null) {
     const write = await ctx.tx.subscriptions.updateIfAsOfBelow(stateAsOfEvent(carried, created));
-    if (write.written) return tellSubscriptionWritten(ctx.tx, write, ctx.telling);
+    if (write.written) return subscriptionWritten(ctx.tx, write, ctx.telling);
     if (write.storedAsOf !== null && ordering(created, write.storedAsOf) === 'older')
       return skipped(ctx, id, created);
   }
@@ -125,6 +125,6 @@ export async function saveState(
   if (stored !== null) await ctx.tx.subscriptions.update(state);
   else if (!(await ctx.tx.subscriptions.insert(state)))
     throw new DecideAgain(`subscription ${next.id} was stored by another delivery meanwhile`);
-  await tellSubscriptionWritten(ctx.tx, { before: stored, after: state }, ctx.telling);
+  await subscriptionWritten(ctx.tx, { before: stored, after: state }, ctx.telling);
   return 'saved';
 }

@@ -85,6 +85,12 @@ export function organizationsRepository(db: SqlClient): OrganizationsRepository 
     return row ? toOrganization(row) : null;
   };
   return {
+    async markSubscribed(id, at) {
+      await db.query(
+        'UPDATE organizations SET first_subscription_at = $2 WHERE id = $1 AND first_subscription_at IS NULL',
+        [id, at],
+      );
+    },
     async findSeenBy(issuer, idpOrgId, memberIdpId): Promise<SeenOrganization | null> {
       const [row] = await db.query<OrganizationRow & { member_seen_at: Date | null }>(SEEN_BY, [
         issuer,

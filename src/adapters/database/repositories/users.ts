@@ -46,6 +46,12 @@ export function usersRepository(db: SqlClient): UsersRepository {
     return found ? toUser(found.row) : null;
   };
   return {
+    async markSubscribed(id, at) {
+      await db.query(
+        'UPDATE users SET first_subscription_at = $2 WHERE id = $1 AND first_subscription_at IS NULL',
+        [id, at],
+      );
+    },
     async upsertByIdpId(idpId, email) {
       // The common case, a known user whose e-mail has not changed: one read-only round trip.
       const known = await one(BY_IDP_ID, [idpId]);
