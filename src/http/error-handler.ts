@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError, type ErrorCode } from '../domain/errors.ts';
 import { DatabaseUnavailableError } from '../adapters/database/sql-client.ts';
 import { JsonBodyError } from './json-body.ts';
+import { invalidTokenChallenge } from './token-challenge.ts';
 import {
   fieldError,
   jsonDecodeError,
@@ -16,17 +17,6 @@ interface Rendered {
   status: number;
   detail: string | ValidationErrorItem[];
   headers?: Record<string, string>;
-}
-
-/**
- * RFC 6750's challenge for a refused token, saying why (expired, wrong audience...) in
- * `error_description`, whose characters the RFC limits to printable ASCII without `"` or `\`.
- */
-function invalidTokenChallenge(reason: unknown): string {
-  const why = String(reason ?? 'the token was refused')
-    .replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "'")
-    .slice(0, 200);
-  return `Bearer error="invalid_token", error_description="${why}"`;
 }
 
 // A database outage is usually short: clients (and balancers) are told when to try again.

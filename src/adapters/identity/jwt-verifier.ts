@@ -4,7 +4,6 @@
 // The development identity provider goes through exactly this code; only the key source differs.
 import { createHash } from 'node:crypto';
 import { jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { DomainError } from '../../domain/errors.ts';
 import type { Principal, ServiceCaller } from '../../domain/model/callers.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { isStorableText } from '../storable-text.ts';
@@ -18,6 +17,7 @@ import {
   type OrganizationClaimPaths,
 } from './organization-claims.ts';
 import { refusalReason } from './refusal-reason.ts';
+import { checkClaimsOfAccessToken, checkType, invalid } from './token-kind.ts';
 
 export const ALLOWED_ALGORITHMS = [
   'RS256',
@@ -50,39 +50,6 @@ export interface JwtVerifierOptions {
   fetchEmail?: (token: string) => Promise<UserinfoAnswer>;
   /** Where tokens name the caller's organisation and role; null or absent: organisations off. */
   organizations?: OrganizationClaimPaths | null;
-}
-
-function invalid(reason: string): DomainError {
-  return new DomainError('invalid_token', 'Invalid token', { reason });
-}
-
-// The types an access token goes by: RFC 9068's `at+jwt`, or the generic `JWT` many issuers put
-// on every token. Any other is a token the issuer signs for something else (a logout token's
-// `logout+jwt`, an introspection answer's `token-introspection+jwt`). Compared as media types are
-// (RFC 7515 4.1.9): without case, `application/` implied. A token with no type is taken: ID tokens
-// often have none, and an ID token is refused by its audience (the client's id, not the API's).
-const ACCESS_TOKEN_TYPES = new Set(['jwt', 'at+jwt']);
-
-function checkType({ typ }: JWTHeaderParameters): void {
-  if (typ === undefined) return;
-  const type = String(typ)
-    .toLowerCase()
-    .replace(/^application\//, '');
-  if (!ACCESS_TOKEN_TYPES.has(type))
-    throw invalid(`not an access token: its type (typ) is ${JSON.stringify(typ).slice(0, 100)}`);
-}
-
-// What only another kind of token carries, whatever its type says: an ID token's `nonce` (OIDC
-// Core 2), a logout token's `events` (OIDC Back-Channel Logout 2.4). Issuers that put no `typ` on
-// their tokens, or `JWT` on all of them, are told apart by these.
-const OTHER_TOKEN_CLAIMS = [
-  ['nonce', 'an ID token (it carries a nonce)'],
-  ['events', 'a logout token (it carries events)'],
-] as const;
-
-function checkClaimsOfAccessToken(payload: JWTPayload): void {
-  for (const [claim, kind] of OTHER_TOKEN_CLAIMS)
-    if (payload[claim] !== undefined) throw invalid(`not an access token: ${kind}`);
 }
 
 function claimText(payload: JWTPayload, claim: string, maxLength: number): string | null {

@@ -8,12 +8,12 @@ import type { BillingAccount } from '../model/accounts.ts';
 import type { PendingChange, SubscriptionState } from '../model/subscriptions.ts';
 import type { Principal } from '../model/callers.ts';
 import type { PendingChangesRepository } from '../ports/pending-changes.ts';
+import { pendingChangeOf } from './pending-change.ts';
 import type { Members } from '../organizations/members.ts';
 import { entitlementsOf, type EntitlementTable } from './entitlements.ts';
 import { planOf, trialDaysOf, type OfferSettings } from './offer.ts';
 import {
   effectiveTier,
-  isLive,
   scheduledEnd,
   tierOfPrice,
   type TierPolicy,
@@ -85,23 +85,6 @@ function details(
             effective_at: pending.effectiveAt,
           },
   };
-}
-
-/**
- * The change pending for the account's subscription, as its schedule's events stored it; none when
- * it can no longer happen: the subscription is not live, ends before it takes effect, or the time
- * it was due has passed (the subscription's own events tell the rest).
- */
-export async function pendingChangeOf(
-  pendingChanges: Pick<PendingChangesRepository, 'of'>,
-  { subscription }: BillingAccount,
-  now: Date,
-): Promise<PendingChange | null> {
-  if (subscription === null || !isLive(subscription.status)) return null;
-  const pending = await pendingChanges.of(subscription.id);
-  if (pending === null || pending.effectiveAt <= now) return null;
-  const end = scheduledEnd(subscription);
-  return end !== null && end <= pending.effectiveAt ? null : pending;
 }
 
 /**

@@ -1,7 +1,6 @@
 // The events the application is told, as values: who each is about, its type and its data, in the
 // names the contract gives them (section 13). The outbox adapter writes each as the exact text
 // signed and sent on every attempt (adapters/events/event-body.ts); the id is the `webhook-id`.
-import type { EventDraft } from '../ports/outbox.ts';
 
 /** Who an event is about: a user or an organisation, with the identity provider's id. */
 export interface EventSubject {
@@ -24,6 +23,18 @@ export interface ScheduledChange {
   plan: string | null;
   interval: 'month' | 'year' | null;
   effective_at: Date;
+}
+
+/**
+ * An event to write: its id (the `webhook-id` of every attempt), its type, whom it is about, its
+ * data and when it was made; the adapter writes it as the body every attempt sends.
+ */
+export interface EventDraft {
+  id: string;
+  type: EventData['type'];
+  subject: EventSubject;
+  data: EventData['data'];
+  at: Date;
 }
 
 /** An id without dots (the signed content joins id, time and body with them). */

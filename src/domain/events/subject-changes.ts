@@ -8,7 +8,8 @@
 // makes with no write.
 import type { PendingChange, SubscriptionState } from '../model/subscriptions.ts';
 import type { SubjectRef } from '../model/callers.ts';
-import type { Announced, EventDraft } from '../ports/outbox.ts';
+import type { Announced } from '../ports/outbox.ts';
+import type { EventDraft } from './app-events.ts';
 import type { Repositories } from '../ports/store.ts';
 import { FREE_TIER, isLive, tierOf, tierOfPrice, type TierPolicy } from '../billing/tier.ts';
 import { draftEvent, type EventSubject, type ScheduledChange } from './app-events.ts';

@@ -6,8 +6,8 @@
 import type { CheckoutInput, CheckoutService } from '../billing/checkout-service.ts';
 import { organizationSubject, type BillingSubject } from '../billing/billing-subject.ts';
 import type { PortalInput, PortalService } from '../billing/portal-service.ts';
+import { pendingChangeOf } from '../billing/pending-change.ts';
 import {
-  pendingChangeOf,
   toSummary,
   type SubscriptionSummary,
   type SummarySettings,

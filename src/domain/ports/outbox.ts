@@ -2,7 +2,7 @@
 // written beside the change they report, and the deliveries a worker makes of them.
 import type { PendingChange } from '../model/subscriptions.ts';
 import type { SubjectRef } from '../model/callers.ts';
-import type { EventData, EventSubject } from '../events/app-events.ts';
+import type { EventDraft } from '../events/app-events.ts';
 
 /** What the application was last told of a subject; a null tier: not known (billed before events). */
 export interface Announced {
@@ -11,18 +11,6 @@ export interface Announced {
   paymentFailedAt: Date | null;
   /** The change its subscription's schedule makes at the period's end; null when none. */
   pendingChange: PendingChange | null;
-}
-
-/**
- * An event to write: its id (the `webhook-id` of every attempt), its type, whom it is about, its
- * data and when it was made; the adapter writes it as the body every attempt sends.
- */
-export interface EventDraft {
-  id: string;
-  type: EventData['type'];
-  subject: EventSubject;
-  data: EventData['data'];
-  at: Date;
 }
 
 /** The outbox inside a transaction: what events/subject-changes.ts reads and writes. */

@@ -1,14 +1,14 @@
-// Credits (migrations/016): balances and their ledger; packs bought and spends' answers by key
-// in credit-purchases.ts.
+// Credits (migrations/016): balances, each written with its new ledger entries; the ledger's reads in
+// credit-ledger.ts; packs bought and spends' answers by key in credit-purchases.ts.
 import type { SubjectRef } from '../../../domain/model/callers.ts';
 import {
   NO_CREDITS,
   type CreditBalance,
-  type CreditEntry,
   type CreditsRepository,
   type NewCreditEntry,
 } from '../../../domain/ports/credits.ts';
 import { purchases, spends, type Ref } from './credit-purchases.ts';
+import { ledger } from './credit-ledger.ts';
 import type { SqlClient } from '../sql-client.ts';
 
 interface BalanceRow {
@@ -60,31 +60,6 @@ const WRITE = `
     AS e(at, kind, amount, balance_after, reason, source, n)
   ORDER BY n`;
 
-const ENTRIES = `
-  SELECT id::text, at, kind, amount, balance_after, reason, source FROM credit_entries
-  WHERE subject_type = $1 AND subject_id = $2 AND ($3::bigint IS NULL OR id < $3::bigint)
-  ORDER BY credit_entries.id DESC LIMIT $4`;
-
-interface EntryRow {
-  id: string;
-  at: Date;
-  kind: CreditEntry['kind'];
-  amount: string;
-  balance_after: string;
-  reason: string | null;
-  source: string | null;
-}
-
-const toEntry = (row: EntryRow): CreditEntry => ({
-  id: row.id,
-  at: row.at,
-  kind: row.kind,
-  amount: Number(row.amount),
-  balanceAfter: Number(row.balance_after),
-  reason: row.reason,
-  source: row.source,
-});
-
 function balances(db: SqlClient, ref: Ref) {
   return {
     async find(subject: SubjectRef) {
@@ -121,22 +96,6 @@ function balances(db: SqlClient, ref: Ref) {
         depleted,
         JSON.stringify(rows),
       ]);
-    },
-  };
-}
-
-function ledger(db: SqlClient, ref: Ref) {
-  return {
-    async hasSource(subject: SubjectRef, source: string) {
-      const rows = await db.query(
-        'SELECT 1 FROM credit_entries WHERE subject_type = $1 AND subject_id = $2 AND source = $3',
-        [...ref(subject), source],
-      );
-      return rows.length > 0;
-    },
-    async entries(subject: SubjectRef, limit: number, before: string | null) {
-      const rows = await db.query<EntryRow>(ENTRIES, [...ref(subject), before, limit]);
-      return rows.map(toEntry);
     },
   };
 }

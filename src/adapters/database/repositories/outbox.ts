@@ -4,7 +4,8 @@
 // a destination configured later is told changes from then on, not the past. Each event keeps the
 // trace of the change that wrote it (migrations/017), which its deliveries continue.
 import type { SubjectRef } from '../../../domain/model/callers.ts';
-import type { Announced, EventDraft, OutboxRepository } from '../../../domain/ports/outbox.ts';
+import type { Announced, OutboxRepository } from '../../../domain/ports/outbox.ts';
+import type { EventDraft } from '../../../domain/events/app-events.ts';
 import { eventBody } from '../../events/event-body.ts';
 import { activeTraceparent } from '../../tracing/otel.ts';
 import type { SqlClient } from '../sql-client.ts';
