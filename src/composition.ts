@@ -14,7 +14,6 @@ import { PortalConfigurationId } from './domain/billing/portal-configuration.ts'
 import type { JobLeases } from './domain/ports/job-leases.ts';
 import type { PaymentsProvider } from './domain/ports/payments-provider.ts';
 import type { Store } from './domain/ports/store.ts';
-import type { ScheduledJobs } from './domain/schedule/jobs.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
 import { createLogger } from './logger.ts';
 import {
@@ -23,6 +22,7 @@ import {
   outboundEvents,
   type OpenedDatabase,
 } from './composition/database.ts';
+import { backgroundJobs, type BackgroundJobs } from './composition/background-jobs.ts';
 import { composeAppEvents, type AppEvents } from './composition/events.ts';
 import { composeIdentity } from './composition/identity.ts';
 import { createOutbox } from './adapters/database/outbox.ts';
@@ -36,7 +36,6 @@ import {
   type SimulatorInService,
 } from './composition/payments.ts';
 import {
-  backgroundJobs,
   httpSettings,
   instanceName,
   packPrices,
@@ -67,8 +66,8 @@ export interface Composition extends AppParts {
   devIssuer: string | null;
   /** Tells the embedded simulator where this service listens, for webhook deliveries. */
   setServiceUrl(url: string): void;
-  /** The background jobs (reconciliation, retention): started once the service listens. */
-  jobs: ScheduledJobs;
+  /** The background jobs (composition/background-jobs.ts): started once the service listens. */
+  jobs: BackgroundJobs;
   close(): Promise<void>;
 }
 
@@ -139,7 +138,7 @@ async function startPackPrices(config: Config, adapters: ServiceAdapters): Promi
 interface Started {
   simulator: SimulatorInService | null;
   events: AppEvents | null;
-  jobs: ScheduledJobs;
+  jobs: BackgroundJobs;
   database: OpenedDatabase;
 }
 

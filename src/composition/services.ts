@@ -1,6 +1,6 @@
-// What the service builds on the adapters the root chose: the services the routes call, the
-// HTTP settings, the background jobs. The WebhookService is built here alone (operator commands
-// replay events through it too).
+// What the service builds on the adapters the root chose: the services the routes call and the
+// HTTP settings (the background jobs are background-jobs.ts). The WebhookService is built here
+// alone (operator commands replay events through it too).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -22,16 +22,10 @@ import { OrganizationBilling } from '../domain/organizations/organization-billin
 import { SeatReports } from '../domain/seats/seat-reports.ts';
 import type { PaymentsProvider } from '../domain/ports/payments-provider.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
-import { scheduledJobs, type ScheduledJobs } from '../domain/schedule/jobs.ts';
 import { UserService } from '../domain/users/user-service.ts';
 import { WebhookService } from '../domain/webhooks/webhook-service.ts';
 import type { DatabaseAdapters } from './database.ts';
-import type { AppEvents } from './events.ts';
-import { createOutbox } from '../adapters/database/outbox.ts';
-import { FREE_TIER } from '../domain/billing/tier.ts';
 import type { EventPolicy } from '../domain/events/subject-changes.ts';
-import { DeliveryWorker } from '../domain/events/delivery-worker.ts';
-import { SeatSync } from '../domain/seats/seat-sync.ts';
 import { entitlementsOf } from '../domain/billing/entitlements.ts';
 import { CreditHolders } from '../domain/credits/credit-holders.ts';
 import type { CreditsPolicy } from '../domain/credits/credit-packs.ts';
@@ -190,54 +184,3 @@ export function httpSettings(config: Config, { limitCounts }: DatabaseAdapters):
 /** This process's name in the background jobs' leases: where it runs, its pid, and a nonce. */
 export const instanceName = (): string =>
   `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-
-/**
- * Reconciliation, retention, the seat engine, the clock of tier changes, and with outbound events
- * their delivery worker, each built here: started once the service listens.
- */
-export function backgroundJobs(
-  config: Config,
-  adapters: ServiceAdapters,
-  { events, policy }: { events: AppEvents | null; policy: EventPolicy },
-): ScheduledJobs {
-  const { db, store, payments, ledger, leases, limitCounts, metrics, logger, tracing } = adapters;
-  const holder = instanceName();
-  const outbox = createOutbox(db, FREE_TIER);
-  return scheduledJobs({
-    store,
-    payments,
-    ledger,
-    leases,
-    limits: limitCounts,
-    metrics,
-    log: logger,
-    holder,
-    reconcileEveryMs: config.reconcileEveryMs,
-    retentionDays: config.retentionDays,
-    seats: config.organizations?.seats ?? null,
-    policy,
-    outbox,
-    seatEngine:
-      config.organizations &&
-      new SeatSync({
-        store,
-        payments,
-        log: logger,
-        metrics,
-        holder,
-        policy,
-        settings: config.organizations.seats,
-        tracing,
-      }),
-    deliveries:
-      events &&
-      new DeliveryWorker({
-        outbox,
-        sender: events.sender,
-        holder,
-        log: logger,
-        onCounts: (counts) => metrics.outboundEvents(counts),
-        tracing,
-      }),
-  });
-}

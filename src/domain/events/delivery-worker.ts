@@ -4,12 +4,13 @@
 // slow receiver answer holds up its own subject only. No transaction is open while a request is
 // out. An instance that dies mid-attempt leaves its lease to run out; the event is then sent again
 // with the same id and body, so the receiver sees it at least once and deduplicates on
-// `webhook-id`.
+// `webhook-id`. Its rounds are a polling-loop.ts, woken when an attempt makes room.
 import type { Logger } from '../ports/logger.ts';
 import type { EventSender } from '../ports/event-sender.ts';
 import type { ClaimedEvent, Outbox, OutboxCounts } from '../ports/outbox.ts';
 import { NO_TRACING, type SpanNotes, type Tracing } from '../ports/tracing.ts';
-import { afterFailure } from './backoff.ts';
+import { messageOf, PollingLoop } from '../schedule/polling-loop.ts';
+import { afterFailure } from './delivery-retries.ts';
 import { sendNotes, sentNotes } from './send-notes.ts';
 
 /** Longer than an attempt may take (15 s), so a live holder never loses an event it is sending. */
@@ -36,31 +37,32 @@ export interface DeliveryWorkerDeps {
 }
 
 export class DeliveryWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
-  /** Aborted when the instance closes: a request in flight is given up and tried again at once. */
-  private readonly closing = new AbortController();
+  private readonly loop: PollingLoop;
   private lastCount = 0;
   /** The attempts under way, started by the rounds. */
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly deps: DeliveryWorkerDeps) {}
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    this.loop = new PollingLoop({
+      name: 'outbound events',
+      log: deps.log,
+      firstMs: 0,
+      everyMs: deps.pollMs ?? POLL_MS,
+      pass: () => this.round(),
+    });
+  }
 
   private now(): Date {
     return this.deps.clock?.() ?? new Date();
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
+  /** No more rounds; a request in flight is given up (and tried again at once by whoever is next). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.closing.abort();
-    if (this.timer !== null) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     await Promise.allSettled(this.inFlight);
   }
 
@@ -79,18 +81,11 @@ export class DeliveryWorker {
     return claimed.map((event) => {
       const attempt = this.attempt(event).finally(() => {
         this.inFlight.delete(attempt);
-        this.wake();
+        this.loop.wake(); // room for the next: a round at once, unless one is under way
       });
       this.inFlight.add(attempt);
       return attempt;
     });
-  }
-
-  /** A finished attempt makes room: the next round at once, unless one is under way. */
-  private wake(): void {
-    if (this.stopped || this.running !== null) return;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.schedule(0);
   }
 
   private attempt(event: ClaimedEvent): Promise<void> {
@@ -106,11 +101,7 @@ export class DeliveryWorker {
   private async attemptIn(event: ClaimedEvent, span: SpanNotes): Promise<void> {
     const attemptedAt = this.now();
     const started = performance.now();
-    const { status, answer } = await this.deps.sender.send(
-      event.id,
-      event.body,
-      this.closing.signal,
-    );
+    const { status, answer } = await this.deps.sender.send(event.id, event.body, this.loop.signal);
     const record = {
       attemptedAt,
       status,
@@ -120,7 +111,7 @@ export class DeliveryWorker {
     const delivered = status !== null && status >= 200 && status < 300;
     const outcome = delivered
       ? ({ state: 'delivered' } as const)
-      : this.closing.signal.aborted
+      : this.loop.signal.aborted
         ? ({ state: 'pending', at: this.now() } as const)
         : afterFailure(event.retry, event.retryFrom, this.now());
     span.set(sentNotes(outcome));
@@ -134,36 +125,16 @@ export class DeliveryWorker {
     await this.deps.outbox.settle(event.id, this.deps.holder, event.attempt, record, outcome);
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.round().then((next) => {
-        this.running = null;
-        this.schedule(next);
-      });
-    }, ms);
-    this.timer.unref();
-  }
-
-  /** A round, and how long to wait before the next: none while there was more due than room. */
-  private async round(): Promise<number> {
-    try {
-      const room = BATCH - this.inFlight.size;
-      const started = await this.startDue(room);
-      for (const attempt of started) attempt.catch((error) => this.failed(error));
-      await this.count();
-      return room > 0 && started.length >= room ? 0 : (this.deps.pollMs ?? POLL_MS);
-    } catch (error) {
-      this.failed(error);
-      return this.deps.pollMs ?? POLL_MS;
-    }
-  }
-
-  private failed(error: unknown): void {
-    this.deps.log.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'outbound events: a round failed; the next tries again',
-    );
+  /** A round; true while there was more due than room (the next comes at once). */
+  private async round(): Promise<boolean> {
+    const room = BATCH - this.inFlight.size;
+    const started = await this.startDue(room);
+    for (const attempt of started)
+      attempt.catch((error: unknown) =>
+        this.deps.log.warn({ err: messageOf(error) }, 'outbound events: an attempt failed'),
+      );
+    await this.count();
+    return room > 0 && started.length >= room;
   }
 
   private async count(): Promise<void> {

@@ -38,6 +38,8 @@ export interface RetentionDeps {
   now?: () => number;
 }
 
+/** Run hourly: each run deletes what expired since, in small batches. */
+export const RETENTION_EVERY_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 /** A spend's key answers its repeats this long (contract section 14). */
 export const SPEND_KEY_DAYS = 7;

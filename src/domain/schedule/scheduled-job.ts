@@ -2,10 +2,12 @@
 // each instance looks every little while whether the job is due (its last complete run, on any
 // instance, ended `everyMs` ago or more) and nobody runs it; the first to claim it runs it. So the
 // job runs about once per `everyMs` however many instances there are, and a run that fails is
-// tried again at a later look. Each look also reports the last complete run (metrics).
+// tried again at a later look (the looks are a polling-loop.ts). Each look also reports the last
+// complete run (metrics).
 import type { JobLeases, LastRun } from '../ports/job-leases.ts';
 import type { Logger } from '../ports/logger.ts';
 import { runExclusively } from './exclusive-run.ts';
+import { messageOf, PollingLoop } from './polling-loop.ts';
 
 export interface ScheduledJobOptions {
   job: string;
@@ -25,70 +27,65 @@ export interface ScheduledJobOptions {
 /** The first look, soon after start-up; then looks every tenth of the interval, between 1 s and 1 min. */
 const FIRST_LOOK_MS = 1_000;
 const lookEvery = (everyMs: number) => Math.min(60_000, Math.max(1_000, everyMs / 10));
-/** Each wait is this much longer or shorter at random, so instances do not look in step. */
-const JITTER = 0.2;
+/** Each wait is up to a fifth longer or shorter at random, so instances do not look in step. */
+const JITTER = { least: -0.2, most: 0.2 };
 
 export class ScheduledJob {
-  private timer: NodeJS.Timeout | null = null;
-  private looking: Promise<void> | null = null;
-  private readonly closing = new AbortController();
+  private readonly loop: PollingLoop;
 
-  constructor(private readonly options: ScheduledJobOptions) {}
+  constructor(private readonly options: ScheduledJobOptions) {
+    this.loop = new PollingLoop({
+      name: options.job,
+      log: options.log,
+      firstMs: FIRST_LOOK_MS,
+      everyMs: lookEvery(options.everyMs),
+      jitter: JITTER,
+      pass: async () => {
+        await this.look();
+        return false;
+      },
+    });
+  }
 
   start(): void {
-    this.next(FIRST_LOOK_MS);
+    this.loop.start();
+  }
+
+  /** No more looks; a run in progress stops at its next step. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Looks now (and runs the job if it is due and free); resolves when that is over. */
   async look(): Promise<void> {
-    const { job, everyMs, leases, holder, log } = this.options;
-    const started = performance.now();
+    const { job, leases, log } = this.options;
     try {
-      const outcome = await runExclusively({
-        leases,
-        job,
-        holder,
-        dueAfterMs: everyMs,
-        signal: this.closing.signal,
-        work: (signal) => this.options.run(signal),
-        report: (result) => result,
-      });
-      if (outcome.ran) {
-        const idle = Object.values(outcome.value).every((figure) => figure === 0);
-        const write = this.options.quietWhenIdle && idle ? log.debug : log.info;
-        write.call(
-          log,
-          { job, ...outcome.value, ms: Math.round(performance.now() - started) },
-          `${job}: complete run`,
-        );
-      }
+      await this.runIfDue();
     } catch (error) {
-      if (!this.closing.signal.aborted)
-        log.warn(
-          { job, err: error instanceof Error ? error.message : String(error) },
-          `${job} failed; a later look tries again`,
-        );
+      if (!this.loop.signal.aborted)
+        log.warn({ job, err: messageOf(error) }, `${job} failed; a later look tries again`);
     }
     const last = await leases.lastRun(job).catch(() => null);
     if (last !== null) this.options.onLastRun?.(last);
   }
 
-  /** No more looks; a run in progress stops at its next step. */
-  async stop(): Promise<void> {
-    this.closing.abort(new Error('the service is closing'));
-    if (this.timer !== null) clearTimeout(this.timer);
-    await this.looking;
-  }
-
-  private next(ms: number): void {
-    if (this.closing.signal.aborted) return;
-    const wait = ms * (1 - JITTER + 2 * JITTER * Math.random());
-    this.timer = setTimeout(() => {
-      this.looking = this.look().finally(() => {
-        this.looking = null;
-        this.next(lookEvery(this.options.everyMs));
-      });
-    }, wait);
-    this.timer.unref();
+  /** The job's run, when it is due and nobody runs it; its figures logged. */
+  private async runIfDue(): Promise<void> {
+    const { job, everyMs, leases, holder, log } = this.options;
+    const started = performance.now();
+    const outcome = await runExclusively({
+      leases,
+      job,
+      holder,
+      dueAfterMs: everyMs,
+      signal: this.loop.signal,
+      work: (signal) => this.options.run(signal),
+      report: (result) => result,
+    });
+    if (!outcome.ran) return;
+    const idle = Object.values(outcome.value).every((figure) => figure === 0);
+    const write = this.options.quietWhenIdle && idle ? log.debug : log.info;
+    const ms = Math.round(performance.now() - started);
+    write.call(log, { job, ...outcome.value, ms }, `${job}: complete run`);
   }
 }

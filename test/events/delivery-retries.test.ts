@@ -2,7 +2,7 @@
 // 10 h, for 3 days from the first attempt; then given up.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { afterFailure } from '../../src/domain/events/backoff.ts';
+import { afterFailure } from '../../src/domain/events/delivery-retries.ts';
 
 const HOUR = 3_600_000;
 
