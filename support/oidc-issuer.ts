@@ -6,12 +6,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import {
-  generateSigningKey,
-  jwksOf,
-  signToken,
-  type SigningKey,
-} from '../src/dev/identity-provider.ts';
+import { generateSigningKey, type SigningKey } from '../src/dev/signing-key.ts';
+import { jwksOf, signToken } from '../src/dev/identity-provider.ts';
 
 export type IssuerEndpoint = 'discovery' | 'jwks' | 'userinfo';
 

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createJwtVerifier } from '../adapters/identity/jwt-verifier.ts';
 import { connectOidcIssuer } from '../adapters/identity/oidc-issuer.ts';
-import { devIssuerUrl, loadOrCreateSigningKey, localKeys } from '../dev/identity-provider.ts';
+import { devIssuerUrl, localKeys } from '../dev/identity-provider.ts';
+import { loadOrCreateSigningKey } from '../dev/signing-key.ts';
 import { devIdentityProviderRoutes } from '../dev/identity-provider-routes.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
 

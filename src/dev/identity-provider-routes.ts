@@ -1,7 +1,8 @@
 // Publishes the development issuer's discovery document and JWKS, as a real issuer would, so
 // other local tools can verify its tokens too.
 import type { FastifyPluginAsync } from 'fastify';
-import { jwksOf, type SigningKey } from './identity-provider.ts';
+import { jwksOf } from './identity-provider.ts';
+import { type SigningKey } from './signing-key.ts';
 
 export function devIdentityProviderRoutes(issuer: string, key: SigningKey): FastifyPluginAsync {
   return async (app) => {

@@ -1,84 +1,8 @@
-// The embedded development identity provider: an ES256 key generated once and kept under
-// DATA_DIR, a JWKS, and a token minter. The service verifies its tokens with the same
+// The embedded development identity provider: a token minter and the JWKS of its key (signing-
+// key.ts: generated once, kept under DATA_DIR). The service verifies its tokens with the same
 // jwt-verifier as any real issuer; only the key source is local.
-import { constants } from 'node:fs';
-import { copyFile, link, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ensureDataDir } from '../adapters/data-dir.ts';
-import {
-  calculateJwkThumbprint,
-  createLocalJWKSet,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  SignJWT,
-  type JWK,
-  type JSONWebKeySet,
-  type JWTVerifyGetKey,
-} from 'jose';
-
-const ALGORITHM = 'ES256';
-
-export interface SigningKey {
-  kid: string;
-  privateKey: CryptoKey;
-  publicJwk: JWK;
-}
-
-export async function generateSigningKey(
-  algorithm = ALGORITHM,
-): Promise<SigningKey & { privateJwk: JWK }> {
-  const { privateKey, publicKey } = await generateKeyPair(algorithm, { extractable: true });
-  const publicJwk = await exportJWK(publicKey);
-  const kid = await calculateJwkThumbprint(publicJwk);
-  return {
-    kid,
-    privateKey,
-    privateJwk: await exportJWK(privateKey),
-    publicJwk: { ...publicJwk, kid, alg: algorithm, use: 'sig' },
-  };
-}
-
-async function readSigningKey(file: string): Promise<SigningKey | null> {
-  try {
-    const stored = JSON.parse(await readFile(file, 'utf8')) as { privateJwk: JWK; publicJwk: JWK };
-    const privateKey = (await importJWK(stored.privateJwk, ALGORITHM)) as CryptoKey;
-    return { kid: stored.publicJwk.kid!, privateKey, publicJwk: stored.publicJwk };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-/**
- * Loads the key kept under dataDir, creating it on first use (mode 0600: it is a private key). A
- * new key is written aside and linked into place, which fails if another process (a first
- * `npm run token` beside a first `npm start`) got there first: then both use that one.
- */
-export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
-  const file = join(dataDir, 'dev-idp-signing-key.json');
-  const stored = await readSigningKey(file);
-  if (stored !== null) return stored;
-  const key = await generateSigningKey();
-  await ensureDataDir(dataDir);
-  const aside = `${file}.${process.pid}.tmp`;
-  await writeFile(aside, JSON.stringify({ privateJwk: key.privateJwk, publicJwk: key.publicJwk }), {
-    mode: 0o600,
-  });
-  try {
-    await link(aside, file).catch(async (error: NodeJS.ErrnoException) => {
-      // A filesystem without hard links: an exclusive create, which another reader may see half-written.
-      if (error.code !== 'EEXIST') await copyFile(aside, file, constants.COPYFILE_EXCL);
-      else throw error;
-    });
-    return key;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return (await readSigningKey(file))!;
-  } finally {
-    await rm(aside, { force: true });
-  }
-}
+import { createLocalJWKSet, SignJWT, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.ts';
 
 export interface TokenClaims {
   sub: string;
@@ -95,7 +19,7 @@ export function signToken(key: SigningKey, claims: TokenClaims): Promise<string>
     ...(claims.email === undefined ? {} : { email: claims.email }),
   };
   return new SignJWT(payload)
-    .setProtectedHeader({ alg: key.publicJwk.alg ?? ALGORITHM, kid: key.kid, typ: 'JWT' })
+    .setProtectedHeader({ alg: key.publicJwk.alg ?? SIGNING_ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuer(claims.issuer)
     .setAudience(claims.audience)

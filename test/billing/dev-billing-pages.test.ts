@@ -4,7 +4,8 @@
 // exists when a real provider is configured.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
+import { signToken } from '../../src/dev/identity-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { FORM, landing, postForm, setCookies } from '../helpers/billing-forms.ts';
 import { databaseLabel } from '../helpers/database.ts';

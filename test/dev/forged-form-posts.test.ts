@@ -4,7 +4,8 @@
 // however long or malformed, in the form or in the cookie, gets anything but a page saying why.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { devIssuerUrl, generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
+import { devIssuerUrl, signToken } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { landing, postForm, setCookies, type Injected } from '../helpers/billing-forms.ts';
 import { databaseLabel } from '../helpers/database.ts';

@@ -6,7 +6,8 @@
 // for the organisation's tier.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
+import { signToken } from '../../src/dev/identity-provider.ts';
 import { buildTestApp, deliverWebhooks, type TestApp } from '../helpers/app.ts';
 import { landing, postForm, setCookies } from '../helpers/billing-forms.ts';
 import { until } from '../helpers/browser.ts';

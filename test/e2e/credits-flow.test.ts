@@ -7,11 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEV_SERVICE_CLIENT, loadConfig } from '../../src/config.ts';
-import {
-  devIssuerUrl,
-  loadOrCreateSigningKey,
-  signToken,
-} from '../../src/dev/identity-provider.ts';
+import { devIssuerUrl, signToken } from '../../src/dev/identity-provider.ts';
+import { loadOrCreateSigningKey } from '../../src/dev/signing-key.ts';
 import { devToken, embeddedServiceWithBrowser, until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
 

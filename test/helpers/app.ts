@@ -8,12 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { composeService, type Composition } from '../../src/composition.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import {
-  devIssuerUrl,
-  loadOrCreateSigningKey,
-  signToken,
-  type TokenClaims,
-} from '../../src/dev/identity-provider.ts';
+import { devIssuerUrl, signToken, type TokenClaims } from '../../src/dev/identity-provider.ts';
+import { loadOrCreateSigningKey } from '../../src/dev/signing-key.ts';
 import { createTestDatabase } from './database.ts';
 import { checkInjectedResponses } from './openapi-contract.ts';
 import { freshDataDir } from './data-dir.ts';

@@ -6,11 +6,8 @@ import { after, before } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { freePort } from '../../support/free-port.ts';
 import { loadConfig } from '../../src/config.ts';
-import {
-  devIssuerUrl,
-  loadOrCreateSigningKey,
-  signToken,
-} from '../../src/dev/identity-provider.ts';
+import { devIssuerUrl, signToken } from '../../src/dev/identity-provider.ts';
+import { loadOrCreateSigningKey } from '../../src/dev/signing-key.ts';
 import { freshDataDir } from './data-dir.ts';
 import { startServiceProcess, type ServiceProcess } from './service-process.ts';
 

@@ -5,7 +5,7 @@
 // only Date is moved where a cooldown must pass.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { generateSigningKey } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';

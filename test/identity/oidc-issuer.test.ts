@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { generateSigningKey } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import {

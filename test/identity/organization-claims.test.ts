@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { createJwtVerifier } from '../../src/adapters/identity/jwt-verifier.ts';
 import type { OrganizationClaimPaths } from '../../src/adapters/identity/organization-claims.ts';
-import { generateSigningKey, localKeys, signToken } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
+import { localKeys, signToken } from '../../src/dev/identity-provider.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import type { Principal } from '../../src/domain/model/callers.ts';
 

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { generateSigningKey, signToken } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
+import { signToken } from '../../src/dev/identity-provider.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 import {

@@ -5,14 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { base64url, exportSPKI, importJWK, SignJWT } from 'jose';
+import { devIssuerUrl, signToken, type TokenClaims } from '../../src/dev/identity-provider.ts';
 import {
-  devIssuerUrl,
   generateSigningKey,
   loadOrCreateSigningKey,
-  signToken,
   type SigningKey,
-  type TokenClaims,
-} from '../../src/dev/identity-provider.ts';
+} from '../../src/dev/signing-key.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { INVALID_TOKEN_CHALLENGE } from '../helpers/challenge.ts';

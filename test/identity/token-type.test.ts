@@ -8,12 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { createJwtVerifier } from '../../src/adapters/identity/jwt-verifier.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import {
-  devIssuerUrl,
-  loadOrCreateSigningKey,
-  localKeys,
-  type SigningKey,
-} from '../../src/dev/identity-provider.ts';
+import { devIssuerUrl, localKeys } from '../../src/dev/identity-provider.ts';
+import { loadOrCreateSigningKey, type SigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 

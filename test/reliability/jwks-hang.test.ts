@@ -6,7 +6,7 @@
 // sockets and timeouts keep real time.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateSigningKey } from '../../src/dev/identity-provider.ts';
+import { generateSigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp } from '../helpers/app.ts';
 import { databaseLabel } from '../helpers/database.ts';
 import { startOidcIssuer } from '../../support/oidc-issuer.ts';

@@ -3,12 +3,8 @@
 // `npm run token` is for a default development user, said on stderr. With --org (and --role) it
 // names an organisation as an identity provider would; with --service it is a backend's token
 // holding the scope that reports seat counts.
-import {
-  devIssuerUrl,
-  loadOrCreateSigningKey,
-  organizationClaims,
-  signToken,
-} from '../../dev/identity-provider.ts';
+import { devIssuerUrl, organizationClaims, signToken } from '../../dev/identity-provider.ts';
+import { loadOrCreateSigningKey } from '../../dev/signing-key.ts';
 import { DEV_SERVICE_CLIENT } from '../../config.ts';
 import { runningService } from '../../process/service-record.ts';
 import {
