@@ -2,9 +2,7 @@
 // tests run the production settings (parsers, limits, error handling, serializers).
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Logger } from 'pino';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.ts';
 import type { Metrics } from './domain/ports/metrics.ts';
 import type { ServiceAccess } from './domain/service-caller.ts';
@@ -16,14 +14,8 @@ import type { SeatReports } from './domain/seats/seat-reports.ts';
 import type { TokenVerifier } from './domain/ports/token-verifier.ts';
 import type { UserService } from './domain/users/user-service.ts';
 import type { WebhookService } from './domain/webhooks/webhook-service.ts';
-import { answerFrameworkError, registerErrorHandling } from './http/error-handler.ts';
-import { registerJsonBodyParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { answerClientError } from './http/client-errors.ts';
-import { AccessLog } from './http/access-log.ts';
 import { sharedLimitStore, type HitCounter } from './http/per-user-limit.ts';
-import { keepRequestDeadlineWhileClosing } from './http/request-deadline.ts';
-import { echoRequestId, requestId } from './http/request-id.ts';
 import { billingSubscriptionRoutes } from './http/routes/billing-subscription.ts';
 import { checkoutRoutes } from './http/routes/checkout.ts';
 import { portalRoutes } from './http/routes/portal.ts';
@@ -37,6 +29,7 @@ import { metricsRoutes, observeRequests, type MetricsAccess } from './http/route
 import { usersRoutes } from './http/routes/users.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { NAMED_SCHEMAS } from './http/schemas.ts';
+import { createFastify, type AppOptions } from './http/fastify.ts';
 
 /** What the routes call. */
 export interface Services {
@@ -81,51 +74,6 @@ export interface HttpSettings {
   requestTimeoutMs: number;
   /** /metrics on this port, and who may read it there; see config.ts. */
   metrics: { onApiPort: boolean } & MetricsAccess;
-}
-
-export interface AppOptions {
-  logger: Logger;
-}
-
-const BODY_LIMIT = 64 * 1024;
-// A client that sends headers and part of a body, then nothing, must not hold a connection (or a
-// shutdown) forever: the whole request within requestTimeoutMs, checked every second, else 408.
-// A socket silent both ways for a minute is closed too; no handler waits that long on a provider.
-const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-const IDLE_SOCKET_TIMEOUT_MS = 60_000;
-const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
-
-/** The Fastify instance with the production settings, parsers and error handling, before any route. */
-export function createFastify(
-  options: AppOptions & { requestTimeoutMs?: number },
-): FastifyInstance {
-  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const app = Fastify({
-    loggerInstance: options.logger,
-    requestTimeout,
-    connectionTimeout: IDLE_SOCKET_TIMEOUT_MS,
-    http: {
-      headersTimeout: requestTimeout,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    },
-    logController: new AccessLog(),
-    bodyLimit: BODY_LIMIT,
-    requestIdHeader: false,
-    // A path parameter (an organisation's id at the identity provider, up to 255 characters) may be
-    // percent-encoded UTF-8: let it through to its schema, which answers 422 in the contract's shape.
-    routerOptions: { maxParamLength: 4096 },
-    genReqId: requestId,
-    clientErrorHandler: answerClientError,
-    frameworkErrors: answerFrameworkError,
-    // Validation must not coerce (5 is not "5") and must report every problem, as Pydantic does.
-    ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
-
-  registerJsonBodyParser(app);
-  registerErrorHandling(app);
-  echoRequestId(app);
-  keepRequestDeadlineWhileClosing(app, requestTimeout);
-  return app;
 }
 
 export async function buildApp(

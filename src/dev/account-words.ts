@@ -13,6 +13,7 @@ import {
   type TierPolicy,
 } from '../domain/billing/tier.ts';
 import type { BillingAccount } from '../domain/model/accounts.ts';
+import { capitalized, PERSONAL, when, type Voice } from './voice.ts';
 
 export interface AccountPolicy extends TierPolicy {
   /** Whether a trial's checkout takes a card (BILLING_TRIAL_REQUIRES_CARD). */
@@ -26,42 +27,6 @@ export interface AccountView {
   canCheckout: boolean;
   canManage: boolean;
 }
-
-/** Whose account the words are about: the person's own, or their organisation's. */
-export interface Voice {
-  /** Whose subscription it is, at the start of a sentence. */
-  whose: string;
-  /** Who keeps the tier (a plural verb follows). */
-  who: string;
-  none: string;
-  /** Who may cancel, with its verb. */
-  cancels: string;
-  /** Who may update the card, with its verb. */
-  updatesCard: string;
-}
-
-export const PERSONAL: Voice = {
-  whose: 'Your',
-  who: 'you',
-  none: 'You have no subscription yet.',
-  cancels: 'you cancel',
-  updatesCard: 'update your card',
-};
-
-export const ORGANIZATION: Voice = {
-  whose: "Your organisation's",
-  who: 'its members',
-  none: 'Your organisation has no subscription yet.',
-  cancels: 'a manager cancels',
-  updatesCard: 'a manager can update the card',
-};
-
-const capitalized = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
-
-const when = (date: Date | null): string =>
-  date === null
-    ? 'the end of the period'
-    : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
  * What happens when a trial ends, from what the checkout asked for: with BILLING_TRIAL_REQUIRES_CARD

@@ -13,13 +13,8 @@ import { DomainError } from '../domain/errors.ts';
 import type { Principal } from '../domain/model/callers.ts';
 import type { Store } from '../domain/ports/store.ts';
 import type { TokenVerifier } from '../domain/ports/token-verifier.ts';
-import {
-  accountView,
-  ORGANIZATION,
-  planChangeWords,
-  trialWords,
-  type AccountPolicy,
-} from './account-words.ts';
+import { accountView, planChangeWords, trialWords, type AccountPolicy } from './account-words.ts';
+import { ORGANIZATION } from './voice.ts';
 import { domainRefusalInWords, signIn } from './billing-session.ts';
 import {
   escapeHtml,

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { PrometheusMetrics } from '../adapters/metrics/prometheus.ts';
-import { createFastify } from '../app.ts';
+import { createFastify } from './fastify.ts';
 import { metricsRoutes, type MetricsAccess } from './routes/metrics.ts';
 
 async function refuseBodies(request: FastifyRequest, reply: FastifyReply) {

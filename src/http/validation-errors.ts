@@ -1,6 +1,7 @@
 // Renders request validation failures the way FastAPI/Pydantic v2 does, so clients written for
 // that shape work unchanged: {"detail":[{"type","loc","msg","input","ctx"?}]}.
 import type { FastifySchemaValidationError } from 'fastify';
+import { pathOf, valueAt, type Path } from './json-pointer.ts';
 
 export interface ValidationErrorItem {
   type: string;
@@ -38,33 +39,6 @@ const PART_NAMES: Record<string, string> = {
   params: 'path',
   headers: 'header',
 };
-
-type Path = (string | number)[];
-
-/** The JSON pointer's segments; a list index is a number, as in Pydantic's `loc`. */
-function pathOf(instancePath: string, root: unknown): Path {
-  if (instancePath === '') return [];
-  let value = root;
-  return instancePath
-    .slice(1)
-    .split('/')
-    .map((raw) => {
-      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-      const segment = Array.isArray(value) && /^\d+$/.test(key) ? Number(key) : key;
-      value = valueAt(value, [segment]);
-      return segment;
-    });
-}
-
-function valueAt(root: unknown, path: Path): unknown {
-  return path.reduce<unknown>(
-    (value, key) =>
-      value !== null && typeof value === 'object'
-        ? (value as Record<string | number, unknown>)[key]
-        : undefined,
-    root,
-  );
-}
 
 /** An item, at `at` within the request part, before its `loc` is made. */
 type ItemAt = Omit<ValidationErrorItem, 'loc'> & { at: Path };

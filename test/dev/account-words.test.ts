@@ -5,7 +5,8 @@
 // members, with a manager as the one who acts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { accountView, ORGANIZATION, planChangeWords } from '../../src/dev/account-words.ts';
+import { accountView, planChangeWords } from '../../src/dev/account-words.ts';
+import { ORGANIZATION } from '../../src/dev/voice.ts';
 import type { SubscriptionDetails } from '../../src/domain/billing/subscription-summary.ts';
 import type {
   SubscriptionState,

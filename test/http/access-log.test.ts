@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { pino } from 'pino';
-import { createFastify } from '../../src/app.ts';
+import { createFastify } from '../../src/http/fastify.ts';
 
 type Line = {
   level: number;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
-import { createFastify } from '../../src/app.ts';
+import { createFastify } from '../../src/http/fastify.ts';
 import { CheckoutRequestSchema } from '../../src/http/schemas.ts';
 import { jsonDecodeError, toValidationErrors } from '../../src/http/validation-errors.ts';
 import { createLogger } from '../../src/logger.ts';
