@@ -1,24 +1,24 @@
 // Starting a hosted subscription checkout, for a user or an organisation alike (billing-subject.ts).
 // The price comes from the subject's plan held on the server; the client may only choose where to
 // come back to, within the allowed origins.
-import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.ts';
 import type { Metrics } from '../ports/metrics.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { CheckoutOffer } from '../model/checkout.ts';
-import type { Organization } from '../model/accounts.ts';
 import type { Principal, SubjectRef } from '../model/callers.ts';
 import type { CheckoutInput } from './redirect-urls.ts';
 import type { Store } from '../ports/store.ts';
 import type { Members } from '../organizations/members.ts';
 import { customerOf, userSubject, type BillingSubject } from './billing-subject.ts';
-import { blocksNewCheckout, tierOf, tierRank, type TierPolicy } from './tier.ts';
+import { blocksNewCheckout, type TierPolicy } from './tier.ts';
 import { offerFor, planOf, type OfferSettings } from './offer.ts';
 import { checkoutReturnUrls } from './redirect-urls.ts';
+import { refuseIfOrganizationCovers } from './organization-cover.ts';
 import {
   expireAtProvider,
+  openSession,
   recordSession,
-  sellsTarget,
+  sessionDigest,
   type SessionTarget,
 } from './subject-sessions.ts';
 
@@ -26,8 +26,6 @@ export interface CheckoutSettings extends OfferSettings {
   appUrl: string;
   allowedOrigins: readonly string[];
 }
-
-export type { CheckoutInput } from './redirect-urls.ts';
 
 export interface CheckoutDeps {
   store: Store;
@@ -61,7 +59,12 @@ export class CheckoutService {
       async () => {
         const { user, organization } = await this.deps.members.caller(principal, now);
         const subject = userSubject(user, this.settings.defaultPlan);
-        this.refuseIfOrganizationCovers(subject, organization, now);
+        refuseIfOrganizationCovers(
+          planOf(subject.account, this.settings),
+          organization,
+          this.deps.policy,
+          now,
+        );
         return subject;
       },
       now,
@@ -82,7 +85,13 @@ export class CheckoutService {
     if (blocksNewCheckout(subject.account.subscription, now))
       throw new DomainError('subscription_active', subject.alreadySubscribed);
     const { target, offer } = this.sessionFor(subject, urls);
-    const reusable = await this.openSession(subject.ref, target, now);
+    const reusable = await openSession(
+      this.store.checkoutSessions,
+      this.payments,
+      subject.ref,
+      target,
+      now,
+    );
     if (reusable) {
       this.deps.metrics.checkoutSession('reused');
       return { url: reusable };
@@ -112,7 +121,7 @@ export class CheckoutService {
     // session from the provider; the count moves only when a session closes, never when a
     // concurrent click records the one they share.
     const closed = await this.store.checkoutSessions.closedCount(subject.ref, now);
-    const key = `checkout:${subject.keyPrefix}:${closed}:${digest({ ...target, offer })}`;
+    const key = `checkout:${subject.keyPrefix}:${closed}:${sessionDigest(target, offer)}`;
     const { priceId, quantity, successUrl, cancelUrl } = target;
     const created = await this.payments.createCheckoutSession(
       { customerId, owner: subject.ref, priceId, quantity, successUrl, cancelUrl, offer },
@@ -138,38 +147,4 @@ export class CheckoutService {
       if (!(error instanceof DomainError)) throw error;
     });
   }
-
-  private refuseIfOrganizationCovers(
-    subject: BillingSubject,
-    organization: Organization | null,
-    now: Date,
-  ): void {
-    if (organization === null) return;
-    const { policy } = this.deps;
-    const theirs = tierOf(organization.subscription, policy, now);
-    const sold = planOf(subject.account, this.settings);
-    if (tierRank(theirs, policy) >= tierRank(sold, policy))
-      throw new DomainError(
-        'subscription_active',
-        `You already have the ${theirs} tier through your organisation`,
-      );
-  }
-
-  /** The URL of the subject's open session if it sells the same target and the provider agrees it is open. */
-  private async openSession(
-    owner: SubjectRef,
-    target: SessionTarget,
-    now: Date,
-  ): Promise<string | null> {
-    const stored = await this.store.checkoutSessions.findOpen(owner, now);
-    if (!stored || !sellsTarget(stored, target)) return null;
-    const current = await this.payments.retrieveCheckoutSession(stored.id);
-    if (current.status === 'open') return stored.url;
-    await this.store.checkoutSessions.markStatus(stored.id, current.status);
-    return null;
-  }
-}
-
-function digest(what: SessionTarget & { offer: CheckoutOffer }): string {
-  return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
 }

@@ -3,7 +3,9 @@
 // one of its subject, or one still open once its subject has a subscription: paying it would
 // start a second subscription, and a second trial). A session already paid or expired is stored
 // as the provider says.
-import type { CheckoutSessionRecord } from '../model/checkout.ts';
+import { createHash } from 'node:crypto';
+import type { SubjectRef } from '../model/callers.ts';
+import type { CheckoutOffer, CheckoutSessionRecord } from '../model/checkout.ts';
 import type { PaymentsProvider } from '../ports/payments-provider.ts';
 import type { CheckoutSessionsRepository } from '../ports/checkout-sessions.ts';
 
@@ -54,3 +56,26 @@ export async function expireAtProvider(
     await sessions.markStatus(id, status);
   }
 }
+
+/** The URL of the subject's open session if it sells the same target and the provider agrees it is open. */
+export async function openSession(
+  sessions: Pick<CheckoutSessionsRepository, 'findOpen' | 'markStatus'>,
+  payments: Pick<PaymentsProvider, 'retrieveCheckoutSession'>,
+  owner: SubjectRef,
+  target: SessionTarget,
+  now: Date,
+): Promise<string | null> {
+  const stored = await sessions.findOpen(owner, now);
+  if (!stored || !sellsTarget(stored, target)) return null;
+  const current = await payments.retrieveCheckoutSession(stored.id);
+  if (current.status === 'open') return stored.url;
+  await sessions.markStatus(stored.id, current.status);
+  return null;
+}
+
+/** A short digest of what a session sells, for its idempotency key at the provider. */
+export const sessionDigest = (target: SessionTarget, offer: CheckoutOffer): string =>
+  createHash('sha256')
+    .update(JSON.stringify({ ...target, offer }))
+    .digest('hex')
+    .slice(0, 16);

@@ -3,7 +3,8 @@
 // manager role may buy or manage it, through the same checkout and portal as a user's. The quantity
 // a checkout sells is the seats counted when the session is made, so the first invoice is right
 // without waiting for an event.
-import type { CheckoutInput, CheckoutService } from '../billing/checkout-service.ts';
+import type { CheckoutInput } from '../billing/redirect-urls.ts';
+import type { CheckoutService } from '../billing/checkout-service.ts';
 import { organizationSubject, type BillingSubject } from '../billing/billing-subject.ts';
 import type { PortalInput, PortalService } from '../billing/portal-service.ts';
 import { pendingChangeOf } from '../billing/pending-change.ts';

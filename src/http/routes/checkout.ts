@@ -1,6 +1,7 @@
 // POST /billing/checkout: start a hosted subscription checkout; the price is chosen on the server.
 import type { FastifyPluginAsync } from 'fastify';
-import type { CheckoutInput, CheckoutService } from '../../domain/billing/checkout-service.ts';
+import type { CheckoutInput } from '../../domain/billing/redirect-urls.ts';
+import type { CheckoutService } from '../../domain/billing/checkout-service.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
 import { authenticate } from '../authenticate.ts';
 import { perUserLimit } from '../per-user-limit.ts';

@@ -1,7 +1,7 @@
 // The billing of the organisation the caller's token names: GET for any member, checkout and the
 // portal for a manager. The path, query and body never name an organisation: the token does.
 import type { FastifyPluginAsync } from 'fastify';
-import type { CheckoutInput } from '../../domain/billing/checkout-service.ts';
+import type { CheckoutInput } from '../../domain/billing/redirect-urls.ts';
 import type { PortalInput } from '../../domain/billing/portal-service.ts';
 import type { OrganizationBilling } from '../../domain/organizations/organization-billing.ts';
 import type { TokenVerifier } from '../../domain/ports/token-verifier.ts';
