@@ -1,12 +1,24 @@
 // The environment as the schema sees it: each variable's text trimmed (blank is unset) and
-// converted to its schema's type, defaults filled in, then checked as a whole, so every variable
-// at fault is one problem, told in its schema's words.
+// converted to its schema's type, defaults filled in, then checked as a whole; one problem per
+// variable, the first found, so every variable at fault is named once.
 import Value from 'typebox/value';
 import { ENVIRONMENT, type Settings, type Variable } from './environment.ts';
 import { fromText, type VariableSchema } from './kinds.ts';
-import { quoted, type Problems } from './problems.ts';
 
 export type Env = Record<string, string | undefined>;
+
+export class Problems {
+  readonly #found = new Map<Variable, string>();
+  add = (variable: Variable, problem: string) => {
+    if (!this.#found.has(variable)) this.#found.set(variable, problem);
+  };
+  any = (variables: readonly Variable[]) => variables.some((variable) => this.#found.has(variable));
+  /** One line per variable at fault, naming it: `PORT must be a whole number ...`. */
+  lines = () => [...this.#found].map(([variable, problem]) => `${variable} ${problem}`);
+}
+
+/** A value as a message shows it: JSON-quoted, so a line break in it keeps the message on one line. */
+export const quoted = (value: unknown): string => JSON.stringify(value);
 
 const VARIABLES = ENVIRONMENT.properties as Record<Variable, VariableSchema>;
 

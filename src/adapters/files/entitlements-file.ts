@@ -7,7 +7,7 @@ import Type, { type TSchema } from 'typebox';
 import type { TLocalizedValidationError } from 'typebox/error';
 import Value from 'typebox/value';
 import { FileRefused, readBoundedFile } from './bounded-file.ts';
-import type { EntitlementTable } from '../domain/billing/entitlements.ts';
+import type { EntitlementTable } from '../../domain/billing/entitlements.ts';
 import { firstDuplicateKey } from './json-duplicate-keys.ts';
 
 export class EntitlementsFileError extends Error {}
