@@ -1,5 +1,5 @@
 // BILLING_PRICES, BILLING_CREDIT_PACKS and BILLING_TRIAL_DAYS, small languages of their own, read
-// the same way by the schema, the rules and the Config.
+// the same way by the schema, the rules and the Config, and what is wrong with what they say.
 import { SIMULATOR_CREDIT_PACKS, SIMULATOR_PRICES } from './defaults.ts';
 
 export type Interval = 'month' | 'year';
@@ -47,3 +47,42 @@ export const trialEntries = (value: string): { tier: string | null; days: number
           return { tier, days: Number(days) };
         })
       : [{ tier: null, days: Number(value) }];
+
+const repeated = (names: string[]) => names.find((name, index) => names.indexOf(name) !== index);
+
+export function pricesProblem(entries?: string[]) {
+  if (tierNames(entries).includes('free'))
+    return 'cannot name a tier "free": it is the unpaid tier';
+  const twice = repeated(tierPrices(entries).map(({ tier, interval }) => `${tier}@${interval}`));
+  return twice?.endsWith('@month')
+    ? `names tier "${twice.split('@')[0]}" twice`
+    : twice && `names "${twice}" twice`;
+}
+
+export function packsProblem(entries?: string[], priceEntries?: string[]) {
+  const packs = packPrices(entries, false);
+  const outOfRange = packs.find(({ credits }) => credits < 1 || credits > 10_000_000);
+  if (outOfRange)
+    return `gives pack "${outOfRange.name}" ${outOfRange.credits} credits: 1 to 10000000`;
+  const twice = repeated(packs.map(({ name }) => name));
+  if (twice !== undefined) return `names pack "${twice}" twice`;
+  const prices = new Set(tierPrices(priceEntries).map(({ price }) => price));
+  const recurring = packs.find(({ price }) => prices.has(price));
+  return (
+    recurring && `names ${recurring.price}, a price of BILLING_PRICES: a pack's price is one-time`
+  );
+}
+
+export const notATier = (tiers: string[], plan?: string) =>
+  plan !== undefined &&
+  !tiers.includes(plan) &&
+  `must be one of the tiers of BILLING_PRICES (${tiers.join(', ')}), got ${JSON.stringify(plan)}`;
+
+export function trialTiersProblem(value: string | undefined, tiers: string[]) {
+  const named = trialEntries(value ?? '').flatMap(({ tier }) => tier ?? []);
+  const unknown = named.find((tier) => !tiers.includes(tier));
+  if (unknown !== undefined)
+    return `names ${JSON.stringify(unknown)}, which is not a tier of BILLING_PRICES (${tiers.join(', ')})`;
+  const twice = repeated(named);
+  return twice && `names tier ${JSON.stringify(twice)} twice`;
+}

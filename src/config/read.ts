@@ -17,9 +17,6 @@ export class Problems {
   lines = () => [...this.#found].map(([variable, problem]) => `${variable} ${problem}`);
 }
 
-/** A value as a message shows it: JSON-quoted, so a line break in it keeps the message on one line. */
-export const quoted = (value: unknown): string => JSON.stringify(value);
-
 const VARIABLES = ENVIRONMENT.properties as Record<Variable, VariableSchema>;
 
 /** `defaults` stand for variables `env` leaves unset, before the schema's own defaults. */
@@ -35,7 +32,8 @@ export function readSettings(env: Env, defaults: Partial<Settings>, problems: Pr
     const [, name, entry] = error.instancePath.split('/') as [string, Variable, string?];
     const { problem = error.message, secret } = VARIABLES[name];
     const bad = entry === undefined ? env[name]?.trim() : (values[name] as string[])[Number(entry)];
-    problems.add(name, secret ? problem : `${problem}, got ${quoted(bad)}`);
+    // JSON-quoted, so a line break in the value keeps the message on one line.
+    problems.add(name, secret ? problem : `${problem}, got ${JSON.stringify(bad)}`);
   }
   return settings;
 }

@@ -4,8 +4,8 @@
 import { isLoopback, type VariableSchema } from './kinds.ts';
 import { IN_MEMORY, SIMULATOR_WEBHOOK_SECRET } from './defaults.ts';
 import { ENVIRONMENT, type Settings, type Variable } from './environment.ts';
-import { packPrices, tierNames, tierPrices, trialEntries } from './lists.ts';
-import { quoted, type Problems } from './read.ts';
+import { notATier, packsProblem, pricesProblem, tierNames, trialTiersProblem } from './lists.ts';
+import type { Problems } from './read.ts';
 
 interface Rule {
   /** The variable a broken rule is reported on, and the others it reads. */
@@ -19,7 +19,6 @@ interface Rule {
 export const TIER_VARIABLES: Variable[] = ['BILLING_PRICES', 'PAYMENTS_API_KEY'];
 
 const tiers = (s: Settings) => tierNames(s.BILLING_PRICES);
-const repeated = (names: string[]) => names.find((name, index) => names.indexOf(name) !== index);
 const production = (s: Settings) => s.NODE_ENV === 'production';
 
 function keywordRules([name, schema]: [string, VariableSchema]): Rule[] {
@@ -50,44 +49,6 @@ function keywordRules([name, schema]: [string, VariableSchema]): Rule[] {
       check: (s) => !unset(s) && s[needed] === undefined && `needs ${needed} to be set`,
     });
   return rules;
-}
-
-function pricesProblem(s: Settings) {
-  if (tiers(s).includes('free')) return 'cannot name a tier "free": it is the unpaid tier';
-  const twice = repeated(
-    tierPrices(s.BILLING_PRICES).map(({ tier, interval }) => `${tier}@${interval}`),
-  );
-  return twice?.endsWith('@month')
-    ? `names tier "${twice.split('@')[0]}" twice`
-    : twice && `names "${twice}" twice`;
-}
-
-function packsProblem(s: Settings) {
-  const packs = packPrices(s.BILLING_CREDIT_PACKS, false);
-  const outOfRange = packs.find(({ credits }) => credits < 1 || credits > 10_000_000);
-  if (outOfRange)
-    return `gives pack "${outOfRange.name}" ${outOfRange.credits} credits: 1 to 10000000`;
-  const twice = repeated(packs.map(({ name }) => name));
-  if (twice !== undefined) return `names pack "${twice}" twice`;
-  const prices = new Set(tierPrices(s.BILLING_PRICES).map(({ price }) => price));
-  const recurring = packs.find(({ price }) => prices.has(price));
-  return (
-    recurring && `names ${recurring.price}, a price of BILLING_PRICES: a pack's price is one-time`
-  );
-}
-
-const notATier = (s: Settings, plan: string | undefined) =>
-  plan !== undefined &&
-  !tiers(s).includes(plan) &&
-  `must be one of the tiers of BILLING_PRICES (${tiers(s).join(', ')}), got ${quoted(plan)}`;
-
-function trialTiersProblem(s: Settings) {
-  const named = trialEntries(s.BILLING_TRIAL_DAYS ?? '').flatMap(({ tier }) => tier ?? []);
-  const unknown = named.find((tier) => !tiers(s).includes(tier));
-  if (unknown !== undefined)
-    return `names ${quoted(unknown)}, which is not a tier of BILLING_PRICES (${tiers(s).join(', ')})`;
-  const twice = repeated(named);
-  return twice && `names tier ${quoted(twice)} twice`;
 }
 
 const webhookUrl = (s: Settings) => (s.APP_WEBHOOK_URL ? new URL(s.APP_WEBHOOK_URL) : undefined);
@@ -121,15 +82,27 @@ const RULES: Rule[] = [
       s.DATABASE_URL === IN_MEMORY &&
       'above 1 needs PostgreSQL, embedded (DATABASE_URL unset) or not: PGlite in memory is single-process',
   },
-  { on: 'BILLING_PRICES', reads: [], check: pricesProblem },
-  { on: 'BILLING_CREDIT_PACKS', reads: ['BILLING_PRICES'], check: packsProblem },
+  { on: 'BILLING_PRICES', reads: [], check: (s) => pricesProblem(s.BILLING_PRICES) },
+  {
+    on: 'BILLING_CREDIT_PACKS',
+    reads: ['BILLING_PRICES'],
+    check: (s) => packsProblem(s.BILLING_CREDIT_PACKS, s.BILLING_PRICES),
+  },
   {
     on: 'BILLING_DEFAULT_PLAN',
     reads: TIER_VARIABLES,
-    check: (s) => notATier(s, s.BILLING_DEFAULT_PLAN),
+    check: (s) => notATier(tiers(s), s.BILLING_DEFAULT_PLAN),
   },
-  { on: 'BILLING_ORG_PLAN', reads: TIER_VARIABLES, check: (s) => notATier(s, s.BILLING_ORG_PLAN) },
-  { on: 'BILLING_TRIAL_DAYS', reads: TIER_VARIABLES, check: trialTiersProblem },
+  {
+    on: 'BILLING_ORG_PLAN',
+    reads: TIER_VARIABLES,
+    check: (s) => notATier(tiers(s), s.BILLING_ORG_PLAN),
+  },
+  {
+    on: 'BILLING_TRIAL_DAYS',
+    reads: TIER_VARIABLES,
+    check: (s) => trialTiersProblem(s.BILLING_TRIAL_DAYS, tiers(s)),
+  },
   // The development identity provider has organisation claims of its own; a real one names its role claim beside them.
   {
     on: 'IDP_ORG_ROLE_CLAIM',
