@@ -4,22 +4,11 @@
 // page read: the catalogue is small).
 import type { FastifyPluginAsync } from 'fastify';
 import type { SimContext } from '../context.ts';
-import { Expander } from '../expand.ts';
 import type Stripe from 'stripe';
 import type { FormObject } from '../form.ts';
-import { allowOnly, array, expansions, flag, hash, oneOf, text } from '../params.ts';
-import type { Filter, SimType } from '../store.ts';
+import { allowOnly, array, flag, hash, oneOf, text } from '../params.ts';
 import { invalidParam } from '../errors.ts';
-import { listOf, pageOfParams, PAGE_PARAMS, paramsOf } from './request.ts';
-
-interface Resource {
-  path: string;
-  type: SimType;
-  listParams: string[];
-  filter(params: FormObject): Filter;
-  /** What the list keeps of the page read, when a parameter filters on what no column holds. */
-  keep?(params: FormObject): (doc: object) => boolean;
-}
+import { readRoutes, type ReadResource } from './read-routes.ts';
 
 /** The price filters no column holds: type, currency, recurring[interval], lookup_keys. */
 function priceFilter(params: FormObject): (doc: object) => boolean {
@@ -45,7 +34,7 @@ function priceFilter(params: FormObject): (doc: object) => boolean {
   };
 }
 
-const RESOURCES: Resource[] = [
+const RESOURCES: ReadResource[] = [
   {
     path: 'prices',
     type: 'price',
@@ -111,34 +100,4 @@ const RESOURCES: Resource[] = [
   },
 ];
 
-export function catalogRoutes(ctx: SimContext): FastifyPluginAsync {
-  return async (app) => {
-    const expander = new Expander(ctx.docs, () => ctx.baseUrl);
-    for (const resource of RESOURCES) {
-      app.get<{ Params: { id: string } }>(`/${resource.path}/:id`, async (request) => {
-        const params = paramsOf(request);
-        allowOnly(params, ['expand']);
-        const { data } = await ctx.docs.require<object>(resource.type, request.params.id);
-        return expander.expand(data, expansions(params));
-      });
-      app.get(`/${resource.path}`, async (request) => {
-        const params = paramsOf(request);
-        allowOnly(params, [...PAGE_PARAMS, ...resource.listParams]);
-        const keep = resource.keep?.(params) ?? (() => true);
-        const page = await ctx.docs.list<object>(
-          resource.type,
-          resource.filter(params),
-          pageOfParams(params),
-        );
-        return expander.expand(
-          listOf(
-            `/v1/${resource.path}`,
-            page.data.map((row) => row.data).filter(keep),
-            page.hasMore,
-          ),
-          expansions(params),
-        );
-      });
-    }
-  };
-}
+export const catalogRoutes = (ctx: SimContext): FastifyPluginAsync => readRoutes(ctx, RESOURCES);

@@ -5,18 +5,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { SimContext } from '../context.ts';
-import { Expander } from '../expand.ts';
 import type { FormObject } from '../form.ts';
-import { allowOnly, expansions, text } from '../params.ts';
-import type { Documents, Filter, SimType } from '../store.ts';
-import { listOf, pageOfParams, PAGE_PARAMS, paramsOf } from './request.ts';
-
-interface Resource {
-  path: string;
-  type: SimType;
-  listParams: string[];
-  filter(params: FormObject, docs: Documents): Filter | Promise<Filter>;
-}
+import { text } from '../params.ts';
+import type { Documents, Filter } from '../store.ts';
+import { readRoutes, type ReadResource } from './read-routes.ts';
 
 /** Refunds by charge and/or payment intent: a payment intent's refunds are its charge's. */
 async function refundFilter(params: FormObject, docs: Documents): Promise<Filter> {
@@ -29,7 +21,7 @@ async function refundFilter(params: FormObject, docs: Documents): Promise<Filter
   return { ref: charge === undefined || charge === ofIntent ? ofIntent : '' };
 }
 
-const PAYMENT_RESOURCES: Resource[] = [
+const PAYMENT_RESOURCES: ReadResource[] = [
   {
     path: 'payment_intents',
     type: 'payment_intent',
@@ -53,28 +45,5 @@ const PAYMENT_RESOURCES: Resource[] = [
   },
 ];
 
-/** GET /v1/<path>/:id and GET /v1/<path> for each resource. */
-export function paymentRoutes(ctx: SimContext): FastifyPluginAsync {
-  return async (app) => {
-    const expander = new Expander(ctx.docs, () => ctx.baseUrl);
-    for (const resource of PAYMENT_RESOURCES) {
-      app.get<{ Params: { id: string } }>(`/${resource.path}/:id`, async (request) => {
-        const params = paramsOf(request);
-        allowOnly(params, ['expand']);
-        const { data } = await ctx.docs.require<object>(resource.type, request.params.id);
-        return expander.expand(data, expansions(params));
-      });
-      app.get(`/${resource.path}`, async (request) => {
-        const params = paramsOf(request);
-        allowOnly(params, [...PAGE_PARAMS, ...resource.listParams]);
-        const filter = await resource.filter(params, ctx.docs);
-        const page = await ctx.docs.list<object>(resource.type, filter, pageOfParams(params));
-        const data = page.data.map((row) => row.data);
-        return expander.expand(
-          listOf(`/v1/${resource.path}`, data, page.hasMore),
-          expansions(params),
-        );
-      });
-    }
-  };
-}
+export const paymentRoutes = (ctx: SimContext): FastifyPluginAsync =>
+  readRoutes(ctx, PAYMENT_RESOURCES);

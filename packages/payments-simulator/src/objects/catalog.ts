@@ -100,18 +100,42 @@ interface NewPrice extends CataloguePrice {
   created: number;
 }
 
+/** A price as Stripe returns it: per unit, in USD, active; recurring or one-time. */
+export const priceObject = (
+  fields: Pick<
+    Stripe.Price,
+    'id' | 'created' | 'lookup_key' | 'metadata' | 'nickname' | 'recurring'
+  > & {
+    product: string;
+    amount: number;
+  },
+): Stripe.Price => ({
+  id: fields.id,
+  object: 'price',
+  active: true,
+  billing_scheme: 'per_unit',
+  created: fields.created,
+  currency: 'usd',
+  custom_unit_amount: null,
+  livemode: false,
+  lookup_key: fields.lookup_key,
+  metadata: fields.metadata,
+  nickname: fields.nickname,
+  product: fields.product,
+  recurring: fields.recurring,
+  tax_behavior: 'unspecified',
+  tiers_mode: null,
+  transform_quantity: null,
+  type: fields.recurring === null ? 'one_time' : 'recurring',
+  unit_amount: fields.amount,
+  unit_amount_decimal: decimal(fields.amount),
+});
+
 function buildPrice({ tier, interval, id, key, product, created }: NewPrice): Stripe.Price {
   const monthly = MONTHLY[tier] ?? DEFAULT_MONTHLY;
-  const amount = interval === 'year' ? monthly * MONTHS_A_YEAR_COSTS : monthly;
-  return {
+  return priceObject({
     id,
-    object: 'price',
-    active: true,
-    billing_scheme: 'per_unit',
     created,
-    currency: 'usd',
-    custom_unit_amount: null,
-    livemode: false,
     lookup_key: key,
     metadata: { tier },
     nickname: `${tierTitle(tier)} ${interval}ly`,
@@ -123,13 +147,8 @@ function buildPrice({ tier, interval, id, key, product, created }: NewPrice): St
       trial_period_days: null,
       usage_type: 'licensed',
     },
-    tax_behavior: 'unspecified',
-    tiers_mode: null,
-    transform_quantity: null,
-    type: 'recurring',
-    unit_amount: amount,
-    unit_amount_decimal: decimal(amount),
-  };
+    amount: interval === 'year' ? monthly * MONTHS_A_YEAR_COSTS : monthly,
+  });
 }
 
 /** The legacy `plan` every subscription item still carries, derived from its price. */

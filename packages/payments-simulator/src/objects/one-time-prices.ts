@@ -6,7 +6,7 @@ import type Stripe from 'stripe';
 import { invalidParam } from '../errors.ts';
 import type { Documents } from '../store.ts';
 import { nowSeconds } from '../time.ts';
-import { decimal, productObject } from './catalog.ts';
+import { priceObject, productObject } from './catalog.ts';
 
 const AMOUNTS: Record<string, number> = { small: 900, large: 3500 };
 const DEFAULT_AMOUNT = 1000;
@@ -34,30 +34,17 @@ const buildPackProduct = (pack: string, priceId: string, created: number): Strip
     created,
   });
 
-function buildPackPrice(pack: string, id: string, product: string, created: number): Stripe.Price {
-  const amount = packAmount(pack);
-  return {
+const buildPackPrice = (pack: string, id: string, product: string, created: number) =>
+  priceObject({
     id,
-    object: 'price',
-    active: true,
-    billing_scheme: 'per_unit',
     created,
-    currency: 'usd',
-    custom_unit_amount: null,
-    livemode: false,
     lookup_key: `credits_${pack}`,
     metadata: { credit_pack: pack },
     nickname: `Credits: ${pack}`,
     product,
     recurring: null,
-    tax_behavior: 'unspecified',
-    tiers_mode: null,
-    transform_quantity: null,
-    type: 'one_time',
-    unit_amount: amount,
-    unit_amount_decimal: decimal(amount),
-  };
-}
+    amount: packAmount(pack),
+  });
 
 /** Creates each pack's product and one-time price (pack name -> price id). */
 export async function seedOneTimePrices(

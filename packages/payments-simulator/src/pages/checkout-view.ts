@@ -136,12 +136,16 @@ export function renderCheckout(view: CheckoutView): Html {
         ${session.automatic_tax.enabled ? html`<p class="small muted">Billing address: simulated, in the US (taxed at ${SIMULATED_TAX.percent}%).</p>` : ''}
         <button class="primary" type="submit">${button}</button>
       </form>
-      <form method="post" action="/checkout/${session.id}/cancel" style="margin-top:14px;text-align:center">
-        <button class="link" type="submit">Cancel and return</button>
-      </form>
-      <p class="muted small" style="margin-top:18px">
-        Session <code>${session.id}</code>, open until ${dateOf(session.expires_at)}.
-      </p>
+      ${sessionFooter(session)}
     </section>
   </main>`;
 }
+
+/** A checkout page's way back and its session's id and expiry, under the form. */
+export const sessionFooter = (session: Stripe.Checkout.Session): Html =>
+  html`<form method="post" action="/checkout/${session.id}/cancel" style="margin-top:14px;text-align:center">
+      <button class="link" type="submit">Cancel and return</button>
+    </form>
+    <p class="muted small" style="margin-top:18px">
+      Session <code>${session.id}</code>, open until ${dateOf(session.expires_at)}.
+    </p>`;

@@ -4,8 +4,8 @@
 // buttons decide which: payment-settlement.ts). Each is a button of the one form, naming its
 // payment_method_type.
 import type Stripe from 'stripe';
-import type { CheckoutView } from './checkout-view.ts';
-import { dateOf, html, money, type Html } from './layout.ts';
+import { sessionFooter, type CheckoutView } from './checkout-view.ts';
+import { html, money, type Html } from './layout.ts';
 
 /** What a completed session in payment mode did, for its page opened again. */
 export function paymentCompletedWords(session: Stripe.Checkout.Session): Html {
@@ -45,12 +45,7 @@ export function renderPaymentCheckout(view: CheckoutView): Html {
         <p class="small muted" style="margin-top:18px">Or from a US bank account (ACH Direct Debit, STRIPE TEST BANK ···· 6789): the checkout completes now and the payment settles, or fails, days later.</p>
         <button type="submit" name="payment_method_type" value="us_bank_account" style="width:100%">Pay ${total} by bank debit (settles later)</button>
       </form>
-      <form method="post" action="/checkout/${session.id}/cancel" style="margin-top:14px;text-align:center">
-        <button class="link" type="submit">Cancel and return</button>
-      </form>
-      <p class="muted small" style="margin-top:18px">
-        Session <code>${session.id}</code>, open until ${dateOf(session.expires_at)}.
-      </p>
+      ${sessionFooter(session)}
     </section>
   </main>`;
 }
