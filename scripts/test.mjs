@@ -85,10 +85,17 @@ function startThrowawayPostgres() {
 }
 
 const halves = (process.env.TEST_HALVES ?? 'pglite,postgres').split(',');
+// Where the files that need one database only run (test/helpers/database.ts onceInTheSuite): the
+// PostgreSQL half when there will be one in this run, else the PGlite half.
+const throwaway =
+  process.env.TEST_POSTGRES_URL || !halves.includes('postgres') ? null : startThrowawayPostgres();
+const onceIn =
+  halves.includes('postgres') && (process.env.TEST_POSTGRES_URL || throwaway)
+    ? 'postgres'
+    : 'pglite';
 const results = halves.includes('pglite')
-  ? [await run('PGlite (embedded)', { TEST_DATABASE: 'pglite' })]
+  ? [await run('PGlite (embedded)', { TEST_DATABASE: 'pglite', TEST_ONCE_IN: onceIn })]
   : [];
-const throwaway = process.env.TEST_POSTGRES_URL ? null : startThrowawayPostgres();
 const serverUrl = process.env.TEST_POSTGRES_URL ?? throwaway?.url;
 // TEST_PGBOUNCER=1: the PostgreSQL half through a PgBouncer in transaction mode in front of it.
 const bouncer =
@@ -99,12 +106,20 @@ const bouncer =
     : null;
 const postgresUrl = bouncer?.url ?? serverUrl;
 try {
-  if (process.env.TEST_PGBOUNCER === '1' && !bouncer) {
+  if (!halves.includes('postgres')) {
+    // TEST_HALVES without postgres: the PGlite half only.
+  } else if (process.env.TEST_PGBOUNCER === '1' && !bouncer) {
     console.log('\nPostgreSQL half through PgBouncer FAILED: no PostgreSQL or no PgBouncer.');
     results.push({ code: 1, pass: 0, fail: 1, skipped: 0 });
   } else if (postgresUrl) {
     const label = bouncer ? 'PostgreSQL through PgBouncer' : 'PostgreSQL';
-    results.push(await run(label, { TEST_DATABASE: 'postgres', TEST_POSTGRES_URL: postgresUrl }));
+    results.push(
+      await run(label, {
+        TEST_DATABASE: 'postgres',
+        TEST_POSTGRES_URL: postgresUrl,
+        TEST_ONCE_IN: onceIn,
+      }),
+    );
   } else {
     console.log(
       '\nPostgreSQL half SKIPPED: no TEST_POSTGRES_URL and no PostgreSQL binaries on this machine.',

@@ -9,12 +9,12 @@ import { DatabaseUnavailableError } from '../../src/adapters/database/sql-client
 import { DomainError } from '../../src/domain/errors.ts';
 import type { PaymentsProvider } from '../../src/domain/ports/payments-provider.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { deliver, eventOf, subscriptionObject } from '../helpers/stripe-fixtures.ts';
 
 type Fault = 'database down' | 'statement fails' | 'provider down';
 
-describe(`every answer is documented (${databaseLabel})`, () => {
+describe(`every answer is documented (${databaseLabel})`, onceInTheSuite, () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp({ BILLING_CHECKOUT_RATE_LIMIT: '2' });

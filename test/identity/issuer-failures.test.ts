@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { generateSigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 
 const REQUESTS = 20;
@@ -43,7 +43,7 @@ async function setup(
   return { issuer, me, forgedBurst, advance };
 }
 
-describe(`identity provider failures are cooled down (${databaseLabel})`, () => {
+describe(`identity provider failures are cooled down (${databaseLabel})`, onceInTheSuite, () => {
   test('discovery failing: forged tokens make one discovery fetch per back-off', async (context) => {
     const { issuer, forgedBurst, advance } = await setup(context);
     issuer.setDown('discovery', true);

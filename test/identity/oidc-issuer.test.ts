@@ -7,7 +7,7 @@ import { describe, test, type TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { generateSigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import {
   startOidcIssuer,
   type IssuerTokenOptions,
@@ -63,7 +63,7 @@ function controlClock(context: TestContext): (ms: number) => void {
   return (ms) => context.mock.timers.tick(ms);
 }
 
-describe(`OIDC issuer over HTTP (${databaseLabel})`, () => {
+describe(`OIDC issuer over HTTP (${databaseLabel})`, onceInTheSuite, () => {
   test('a valid token is accepted, its keys found through discovery once and then cached', async (context) => {
     const { issuer, me } = await setup(context);
     const first = await me(await issuer.token('alice', { email: 'alice@example.com' }));

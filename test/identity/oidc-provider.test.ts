@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { after, before, describe, test } from 'node:test';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { startOidcProvider, type RealIssuer } from '../helpers/oidc-provider-issuer.ts';
 
 const OUR_API = 'https://billing.example.test/api';
 const OTHER_API = 'https://reports.example.test/api';
 
-describe(`oidc-provider as the issuer (${databaseLabel})`, () => {
+describe(`oidc-provider as the issuer (${databaseLabel})`, onceInTheSuite, () => {
   let issuer: RealIssuer;
   let t: TestApp;
   before(async () => {

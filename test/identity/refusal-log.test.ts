@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { generateSigningKey } from '../../src/dev/signing-key.ts';
 import { signToken } from '../../src/dev/identity-provider.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { startOidcIssuer, type OidcTestIssuer } from '../../support/oidc-issuer.ts';
 import {
   startServiceProcess,
@@ -19,7 +19,7 @@ import { requestLogged } from '../helpers/request-log.ts';
 
 type Entry = LogEntry & { reason?: string };
 
-describe(`the reason of every 401 is logged (${databaseLabel})`, () => {
+describe(`the reason of every 401 is logged (${databaseLabel})`, onceInTheSuite, () => {
   let issuer: OidcTestIssuer;
   let service: ServiceProcess;
   let dataDir: string;

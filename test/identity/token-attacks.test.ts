@@ -12,7 +12,7 @@ import {
   type SigningKey,
 } from '../../src/dev/signing-key.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { INVALID_TOKEN_CHALLENGE } from '../helpers/challenge.ts';
 
 const NOT_AUTHENTICATED = { body: { detail: 'Not authenticated' }, challenge: /^Bearer$/ };
@@ -30,7 +30,7 @@ function withPayload(token: string, payload: object): string {
   return `${header}.${encode(payload)}.${signature}`;
 }
 
-describe(`token attacks on GET /users/me (${databaseLabel})`, () => {
+describe(`token attacks on GET /users/me (${databaseLabel})`, onceInTheSuite, () => {
   let t: TestApp;
   let devKey: SigningKey;
   let issuer: string;

@@ -11,9 +11,9 @@ import { DomainError } from '../../src/domain/errors.ts';
 import { devIssuerUrl, localKeys } from '../../src/dev/identity-provider.ts';
 import { loadOrCreateSigningKey, type SigningKey } from '../../src/dev/signing-key.ts';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 
-describe(`only access tokens are taken (${databaseLabel})`, () => {
+describe(`only access tokens are taken (${databaseLabel})`, onceInTheSuite, () => {
   let t: TestApp;
   let key: SigningKey;
   let issuer: string;

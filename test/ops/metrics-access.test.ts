@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { buildTestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { freePort } from '../../support/free-port.ts';
 import { startServiceProcess } from '../helpers/service-process.ts';
 import { freshDataDir } from '../helpers/data-dir.ts';
@@ -31,7 +31,7 @@ async function metricsOf(
   });
 }
 
-describe(`who may read /metrics (${databaseLabel})`, () => {
+describe(`who may read /metrics (${databaseLabel})`, onceInTheSuite, () => {
   test('API on every interface, nothing configured: /metrics is not served there', async (context) => {
     assert.equal((await metricsOf(context, { HOST: '0.0.0.0' })).statusCode, 404);
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { after, before, describe, test } from 'node:test';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { startOidcProvider, type RealIssuer } from '../helpers/oidc-provider-issuer.ts';
 
 const OUR_API = 'https://billing.example.test/api';
@@ -27,7 +27,7 @@ async function issuing(
 const get = async (t: TestApp, issuer: RealIssuer, url: string) =>
   t.app.inject({ method: 'GET', url, headers: bearer(await issuer.accessToken(OUR_API)) });
 
-describe(`oidc-provider tokens naming an organisation (${databaseLabel})`, () => {
+describe(`oidc-provider tokens naming an organisation (${databaseLabel})`, onceInTheSuite, () => {
   let clerk: { issuer: RealIssuer; t: TestApp };
   let keycloak: { issuer: RealIssuer; t: TestApp };
   let several: { issuer: RealIssuer; t: TestApp };

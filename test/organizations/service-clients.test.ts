@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { after, before, describe, test } from 'node:test';
 import { bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { databaseLabel } from '../helpers/database.ts';
+import { databaseLabel, onceInTheSuite } from '../helpers/database.ts';
 import { startOidcProvider, type RealIssuer } from '../helpers/oidc-provider-issuer.ts';
 
 const OUR_API = 'https://billing.example.test/api';
 
-describe(`service clients with a real identity provider (${databaseLabel})`, () => {
+describe(`service clients with a real identity provider (${databaseLabel})`, onceInTheSuite, () => {
   let issuer: RealIssuer;
   const apps: TestApp[] = [];
   const appWith = async (clients: string | null) => {
