@@ -39,7 +39,12 @@ const STATUSES = ['active', 'canceled', 'incomplete', 'past_due', 'trialing'] as
  * bound catches a leak of a few KB per request, not the allocator's drift.
  */
 const RSS_GROWTH_ALLOWED = 1.35;
-const HEAP_FLOOR_GROWTH_ALLOWED = 1.25;
+/**
+ * The floor is the least of about ten samples a half, so old-space garbage not yet collected by a
+ * major GC lifts it too: eight processes in two CI runs (2026-11-29) drifted 1.14x to 1.25x with no
+ * leak found. 1.4x still catches a leak of about 3 KB per request (150 a second each, for 40 s).
+ */
+const HEAP_FLOOR_GROWTH_ALLOWED = 1.4;
 
 type Kind = 'me' | 'checkout' | 'webhook';
 
