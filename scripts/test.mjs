@@ -107,7 +107,7 @@ const bouncer =
 const postgresUrl = bouncer?.url ?? serverUrl;
 try {
   if (!halves.includes('postgres')) {
-    // TEST_HALVES without postgres: the PGlite half only.
+    console.log('\nPostgreSQL half not run: TEST_HALVES leaves it out.');
   } else if (process.env.TEST_PGBOUNCER === '1' && !bouncer) {
     console.log('\nPostgreSQL half through PgBouncer FAILED: no PostgreSQL or no PgBouncer.');
     results.push({ code: 1, pass: 0, fail: 1, skipped: 0 });

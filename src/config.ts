@@ -27,7 +27,8 @@ export function loadConfig(
   const settings = readSettings(env, defaults, problems);
   checkRules(settings, problems);
   const offered = readEntitlements(settings, problems);
-  if (problems.lines().length > 0) throw new ConfigError(problems.lines());
+  const refused = problems.lines();
+  if (refused.length > 0) throw new ConfigError(refused);
   return Object.freeze(buildConfig(settings, offered));
 }
 

@@ -56,6 +56,7 @@ export const ENVIRONMENT = Type.Object({
       {
         problem: 'must look like "pro=price_123,pro@year=price_124,team=price_456"',
         requiredWith: 'PAYMENTS_API_KEY',
+        example: 'pro=price_123',
       },
     ),
   ),

@@ -10,6 +10,8 @@ export type Keywords = {
   /** Unset, it is refused when NODE_ENV=production, naming what it would fall back to. */
   requiredInProduction?: string;
   requiredWith?: string;
+  /** A value to show in requiredWith's refusal. */
+  example?: string;
   needs?: string;
 };
 export type VariableSchema = TSchema & Keywords & { type?: string };

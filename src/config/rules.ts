@@ -26,7 +26,7 @@ function keywordRules([name, schema]: [string, VariableSchema]): Rule[] {
   const { requiredInProduction: instead, requiredWith, needs } = schema;
   const [other, needed] = [requiredWith as Variable, needs as Variable];
   const unset = (s: Settings) => s[on] === undefined;
-  const example = on === 'BILLING_PRICES' ? ' (e.g. pro=price_123)' : '';
+  const example = schema.example === undefined ? '' : ` (e.g. ${schema.example})`;
   const rules: Rule[] = [];
   if (instead)
     rules.push({
@@ -51,7 +51,12 @@ function keywordRules([name, schema]: [string, VariableSchema]): Rule[] {
   return rules;
 }
 
-const webhookUrl = (s: Settings) => (s.APP_WEBHOOK_URL ? new URL(s.APP_WEBHOOK_URL) : undefined);
+/** An http:// URL to another machine (a loopback address may go unencrypted). */
+function isPlainHttpOffMachine(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const url = new URL(value);
+  return url.protocol === 'http:' && !isLoopback(url.hostname.replace(/^\[|\]$/g, ''));
+}
 
 const RULES: Rule[] = [
   ...Object.entries(ENVIRONMENT.properties as Record<Variable, VariableSchema>).flatMap(
@@ -129,8 +134,7 @@ const RULES: Rule[] = [
     reads: ['NODE_ENV'],
     check: (s) =>
       production(s) &&
-      webhookUrl(s)?.protocol === 'http:' &&
-      !isLoopback(webhookUrl(s)!.hostname.replace(/^\[|\]$/g, '')) &&
+      isPlainHttpOffMachine(s.APP_WEBHOOK_URL) &&
       'must be https:// when NODE_ENV=production (http:// only for a loopback address)',
   },
 ];
