@@ -94,10 +94,22 @@ export async function watched(
   // A command's connections are gone by the end of its window: its writes cannot be counted.
   const writes = exitedChildrenAre === 'load' ? countDatabaseWrites(pids, ctx.databaseUrl) : null;
   const usage = watchUsage(pids, exitedChildrenAre);
+  const started = performance.now();
   const result = await work();
+  const used = usage();
+  // The window also holds the load generator reading its requests (seconds for S2's 5 KB events),
+  // when no request is sent: CPU is told per second of the measured run, so that CPU per request
+  // is what the servers spent on the requests counted.
+  const stretch = (performance.now() - started) / 1000 / result.durationS;
+  const perMeasuredSecond = (cores: number) => cores * Math.max(1, stretch);
   return {
     ...result,
-    ...usage(),
+    ...used,
+    cpu: {
+      server: perMeasuredSecond(used.cpu.server),
+      postgres: perMeasuredSecond(used.cpu.postgres),
+      load: perMeasuredSecond(used.cpu.load),
+    },
     ...(writes === null ? {} : { databaseWrites: writes() }),
     calls: await settledCalls(ctx.simulatorUrl),
   };
