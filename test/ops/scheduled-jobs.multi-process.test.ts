@@ -2,7 +2,8 @@
 // BILLING_RECONCILE_INTERVAL=10s and a slow provider (each list call takes 700 ms). The
 // reconciliation runs about once per interval, never on both at once, and never again before the
 // interval has passed since the last complete run on either; retention runs once. Both instances'
-// metrics tell the same last complete run, and the repairs are counted once.
+// metrics tell the same last complete run, and the repairs are counted once. An instance killed in
+// the middle of a run holds the job up for one interval, not for a minute.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, bearer, type TestApp } from '../helpers/app.ts';
@@ -115,6 +116,38 @@ describe(
         1,
       );
       for (const s of services) assert.equal(await metric(s.url, 'reconcile_last_run_repairs'), 0);
+    });
+
+    test('an instance killed while it runs the job: the other runs it within the interval, not a minute later', async () => {
+      // The holder is `host/pid/nonce`; each run waits 700 ms on the provider, long enough to catch.
+      const holding = async () => {
+        const until = Date.now() + 30_000;
+        while (Date.now() < until) {
+          const [row] = await t.composition.db.query<{ holder: string }>(
+            "SELECT holder FROM job_leases WHERE job = 'reconcile' AND holder IS NOT NULL",
+          );
+          const pid = Number(row?.holder.split('/')[1]);
+          const holder = services.find((s) => s.child.pid === pid);
+          if (holder !== undefined) return holder;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        throw new Error('no instance took the reconcile lease within 30 s');
+      };
+      const dying = await holding();
+      const survivor = services.find((s) => s !== dying)!;
+      dying.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      const taken = () =>
+        survivor
+          .logged<RunLine>()
+          .find((line) => line.msg === 'reconcile: complete run' && line.time - line.ms > killedAt);
+      while (taken() === undefined && Date.now() < killedAt + 75_000)
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      const run = taken();
+      assert.ok(run !== undefined, 'the survivor never ran the job');
+      // Lease and interval are 10 s here: the survivor claims it once the lease runs out.
+      const after = run.time - run.ms - killedAt;
+      assert.ok(after < 25_000, `the survivor started ${after} ms after the holder died`);
     });
   },
 );

@@ -4,7 +4,7 @@
 // instance took over) or the caller aborts (the process is closing); it stops between steps.
 import type { JobLeases } from '../ports/job-leases.ts';
 
-/** A holder that stops renewing (it died) is replaced after this long. */
+/** A holder that stops renewing (it died) is replaced after this long, unless the caller says. */
 export const LEASE_MS = 60_000;
 
 export type ExclusiveRun<T> = { ran: true; value: T } | { ran: false };
@@ -16,6 +16,8 @@ export interface ExclusiveRunOptions<T> {
   holder: string;
   /** Due when its last complete run ended this long ago (0: whenever nobody runs it). */
   dueAfterMs: number;
+  /** The lease's length, renewed every third of it; LEASE_MS unless given. */
+  leaseMs?: number;
   signal?: AbortSignal;
   work: (signal: AbortSignal) => Promise<T>;
   /** What the record of a complete run keeps of its value. */
@@ -27,20 +29,21 @@ export async function runExclusively<T>({
   job,
   holder,
   dueAfterMs,
+  leaseMs = LEASE_MS,
   signal,
   work,
   report,
 }: ExclusiveRunOptions<T>): Promise<ExclusiveRun<T>> {
-  if (!(await leases.claim(job, holder, LEASE_MS, dueAfterMs))) return { ran: false };
+  if (!(await leases.claim(job, holder, leaseMs, dueAfterMs))) return { ran: false };
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   const heartbeat = setInterval(() => {
-    leases.renew(job, holder, LEASE_MS).then(
+    leases.renew(job, holder, leaseMs).then(
       (held) => held || stop.abort(new Error(`another instance took over the ${job} lease`)),
       () => {}, // the database is unreachable: the work meets that too
     );
-  }, LEASE_MS / 3);
+  }, leaseMs / 3);
   heartbeat.unref();
   try {
     const value = await work(stop.signal);

@@ -6,7 +6,7 @@
 // complete run (metrics).
 import type { JobLeases, LastRun } from '../ports/job-leases.ts';
 import type { Logger } from '../ports/logger.ts';
-import { runExclusively } from './exclusive-run.ts';
+import { LEASE_MS, runExclusively } from './exclusive-run.ts';
 import { messageOf, PollingLoop } from './polling-loop.ts';
 
 export interface ScheduledJobOptions {
@@ -27,6 +27,12 @@ export interface ScheduledJobOptions {
 /** The first look, soon after start-up; then looks every tenth of the interval, between 1 s and 1 min. */
 const FIRST_LOOK_MS = 1_000;
 const lookEvery = (everyMs: number) => Math.min(60_000, Math.max(1_000, everyMs / 10));
+/**
+ * The lease of a run: its interval, from 10 s to LEASE_MS. An instance that dies while it runs the
+ * job holds it up for one interval at most, so a job due twice a minute (the tier clock, which says
+ * a passed end within a minute) is not held up for a minute.
+ */
+const leaseFor = (everyMs: number) => Math.min(LEASE_MS, Math.max(10_000, everyMs));
 /** Each wait is up to a fifth longer or shorter at random, so instances do not look in step. */
 const JITTER = { least: -0.2, most: 0.2 };
 
@@ -78,6 +84,7 @@ export class ScheduledJob {
       job,
       holder,
       dueAfterMs: everyMs,
+      leaseMs: leaseFor(everyMs),
       signal: this.loop.signal,
       work: (signal) => this.options.run(signal),
       report: (result) => result,
