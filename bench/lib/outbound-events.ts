@@ -10,7 +10,13 @@ import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { eventBody } from './events.ts';
-import { signedEvent, watched, type BenchContext, type Measurement } from './scenarios.ts';
+import {
+  coresOver,
+  signedEvent,
+  watched,
+  type BenchContext,
+  type Measurement,
+} from './scenarios.ts';
 import type { Server } from './stack.ts';
 
 export interface Receiver {
@@ -169,11 +175,7 @@ export async function outboxThroughput(
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     // Cores over the load and the drain, as cores over the events' span (the row's duration).
-    cpu: {
-      server: (round.cpu.server * windowS) / durationS,
-      postgres: (round.cpu.postgres * windowS) / durationS,
-      load: (round.cpu.load * windowS) / durationS,
-    },
+    cpu: coresOver(round.cpu, windowS, durationS),
     problems,
     notes: [
       `${bodies.length} provider events sent at ${intake.rps.toFixed(0)}/s over ${count} subscriptions`,

@@ -84,6 +84,13 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 /** Where a server's webhook events are checked: its own database, or the bench database. */
 const stateOf = (ctx: BenchContext, server: Server) => server.state ?? serviceState(ctx.pool);
 
+/** `cpu`, in cores over `windowS` seconds, as cores over `seconds` (the same CPU time). */
+export const coresOver = (cpu: Usage['cpu'], windowS: number, seconds: number): Usage['cpu'] => ({
+  server: (cpu.server * windowS) / seconds,
+  postgres: (cpu.postgres * windowS) / seconds,
+  load: (cpu.load * windowS) / seconds,
+});
+
 export async function watched(
   ctx: BenchContext,
   pids: number[],
@@ -100,16 +107,11 @@ export async function watched(
   // The window also holds the load generator reading its requests (seconds for S2's 5 KB events),
   // when no request is sent: CPU is told per second of the measured run, so that CPU per request
   // is what the servers spent on the requests counted.
-  const stretch = (performance.now() - started) / 1000 / result.durationS;
-  const perMeasuredSecond = (cores: number) => cores * Math.max(1, stretch);
+  const windowS = (performance.now() - started) / 1000;
   return {
     ...result,
     ...used,
-    cpu: {
-      server: perMeasuredSecond(used.cpu.server),
-      postgres: perMeasuredSecond(used.cpu.postgres),
-      load: perMeasuredSecond(used.cpu.load),
-    },
+    cpu: coresOver(used.cpu, windowS, Math.min(windowS, result.durationS)),
     ...(writes === null ? {} : { databaseWrites: writes() }),
     calls: await settledCalls(ctx.simulatorUrl),
   };

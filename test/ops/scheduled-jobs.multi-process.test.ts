@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildTestApp, bearer, type TestApp } from '../helpers/app.ts';
+import { until } from '../helpers/browser.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { startFaultyProvider, type FaultyProvider } from '../helpers/faulty-provider.ts';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.ts';
@@ -120,30 +121,23 @@ describe(
 
     test('an instance killed while it runs the job: the other runs it within the interval, not a minute later', async () => {
       // The holder is `host/pid/nonce`; each run waits 700 ms on the provider, long enough to catch.
-      const holding = async () => {
-        const until = Date.now() + 30_000;
-        while (Date.now() < until) {
-          const [row] = await t.composition.db.query<{ holder: string }>(
-            "SELECT holder FROM job_leases WHERE job = 'reconcile' AND holder IS NOT NULL",
-          );
-          const pid = Number(row?.holder.split('/')[1]);
-          const holder = services.find((s) => s.child.pid === pid);
-          if (holder !== undefined) return holder;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        throw new Error('no instance took the reconcile lease within 30 s');
+      const leaseHolder = async () => {
+        const [row] = await t.composition.db.query<{ holder: string }>(
+          "SELECT holder FROM job_leases WHERE job = 'reconcile' AND holder IS NOT NULL",
+        );
+        const pid = Number(row?.holder.split('/')[1]);
+        return services.find((s) => s.child.pid === pid);
       };
-      const dying = await holding();
+      const dying = await until(leaseHolder, (holder) => holder !== undefined, 30_000);
+      assert.ok(dying !== undefined, 'no instance took the reconcile lease within 30 s');
       const survivor = services.find((s) => s !== dying)!;
       dying.child.kill('SIGKILL');
       const killedAt = Date.now();
-      const taken = () =>
+      const takenOver = async () =>
         survivor
           .logged<RunLine>()
           .find((line) => line.msg === 'reconcile: complete run' && line.time - line.ms > killedAt);
-      while (taken() === undefined && Date.now() < killedAt + 75_000)
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      const run = taken();
+      const run = await until(takenOver, (line) => line !== undefined, 75_000);
       assert.ok(run !== undefined, 'the survivor never ran the job');
       // Lease and interval are 10 s here: the survivor claims it once the lease runs out.
       const after = run.time - run.ms - killedAt;
