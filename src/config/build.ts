@@ -5,7 +5,7 @@ import * as defaults from './defaults.ts';
 import { appEvents, database, identity, organizations, payments } from './providers.ts';
 import type { Offered } from './entitlements.ts';
 import type { Settings } from './environment.ts';
-import { durationMs, isLoopback } from './kinds.ts';
+import { durationMs, hostOf, isLoopback } from './kinds.ts';
 import { checkoutPrices, packPrices, tierPrices, trialEntries } from './lists.ts';
 
 /** Tier -> days of trial: `14` gives every tier 14 days, `pro=14` only pro. */
@@ -34,10 +34,7 @@ function metrics(s: Settings) {
 
 /** Names of this machine that development pages and token-less /metrics answer to. */
 const localNames = (appUrl: URL, host: string) => [
-  ...new Set([
-    appUrl.hostname.replace(/^\[|\]$/g, ''),
-    ...(host === '0.0.0.0' || host === '::' ? [] : [host]),
-  ]),
+  ...new Set([hostOf(appUrl), ...(host === '0.0.0.0' || host === '::' ? [] : [host])]),
 ];
 
 const origins = (list: string[]) => list.map((origin) => new URL(origin).origin);

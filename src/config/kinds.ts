@@ -117,6 +117,9 @@ export function fromText(schema: VariableSchema, value: string): unknown {
   return value;
 }
 
+/** A URL's host name without the brackets of an IPv6 address. */
+export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
+
 /** A host only this machine reaches. */
 export const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || /^127\./.test(host);

@@ -1,7 +1,7 @@
 // What one variable cannot say alone: the schema's requiredInProduction, requiredWith and needs,
 // production's refusals, and the tiers of BILLING_PRICES. A rule is skipped when a variable it
 // reads already has a problem, so a mistake is told once.
-import { isLoopback, type VariableSchema } from './kinds.ts';
+import { hostOf, isLoopback, type VariableSchema } from './kinds.ts';
 import { IN_MEMORY, SIMULATOR_WEBHOOK_SECRET } from './defaults.ts';
 import { ENVIRONMENT, type Settings, type Variable } from './environment.ts';
 import { notATier, packsProblem, pricesProblem, tierNames, trialTiersProblem } from './lists.ts';
@@ -55,7 +55,7 @@ function keywordRules([name, schema]: [string, VariableSchema]): Rule[] {
 function isPlainHttpOffMachine(value: string | undefined): boolean {
   if (value === undefined) return false;
   const url = new URL(value);
-  return url.protocol === 'http:' && !isLoopback(url.hostname.replace(/^\[|\]$/g, ''));
+  return url.protocol === 'http:' && !isLoopback(hostOf(url));
 }
 
 const RULES: Rule[] = [
