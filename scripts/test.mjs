@@ -85,16 +85,26 @@ function startThrowawayPostgres() {
 }
 
 const halves = (process.env.TEST_HALVES ?? 'pglite,postgres').split(',');
-// Where the files that need one database only run (test/helpers/database.ts onceInTheSuite): the
-// PostgreSQL half when there will be one in this run, else the PGlite half.
+// Where the files that need one database only run (onceInTheSuite, in test/helpers/database.ts and
+// the simulator's test harness): the PostgreSQL half when there will be one in this run, else the
+// PGlite half. TEST_ONCE_SKIP is their reason to skip in the other.
 const throwaway =
   process.env.TEST_POSTGRES_URL || !halves.includes('postgres') ? null : startThrowawayPostgres();
 const onceIn =
   halves.includes('postgres') && (process.env.TEST_POSTGRES_URL || throwaway)
     ? 'postgres'
     : 'pglite';
+const onceSkip = (half) =>
+  half === onceIn
+    ? ''
+    : `runs once, in the ${onceIn === 'postgres' ? 'PostgreSQL' : 'PGlite'} half`;
 const results = halves.includes('pglite')
-  ? [await run('PGlite (embedded)', { TEST_DATABASE: 'pglite', TEST_ONCE_IN: onceIn })]
+  ? [
+      await run('PGlite (embedded)', {
+        TEST_DATABASE: 'pglite',
+        TEST_ONCE_SKIP: onceSkip('pglite'),
+      }),
+    ]
   : [];
 const serverUrl = process.env.TEST_POSTGRES_URL ?? throwaway?.url;
 // TEST_PGBOUNCER=1: the PostgreSQL half through a PgBouncer in transaction mode in front of it.
@@ -117,7 +127,7 @@ try {
       await run(label, {
         TEST_DATABASE: 'postgres',
         TEST_POSTGRES_URL: postgresUrl,
-        TEST_ONCE_IN: onceIn,
+        TEST_ONCE_SKIP: onceSkip('postgres'),
       }),
     );
   } else {

@@ -14,17 +14,11 @@ export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 export const databaseLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
 
 /**
- * For a file whose subject is not the database (tokens, the identity provider, /metrics): run in
- * one half only, the PostgreSQL one when npm test runs it (a fresh app costs a fraction of a
- * PGlite start there), else the PGlite one. Run alone (`node --test`), it always runs.
+ * For a file whose subject is not the database (tokens, the identity provider, /metrics): npm test
+ * runs it in one half only (scripts/test.mjs says which, in TEST_ONCE_SKIP). Run alone
+ * (`node --test`), it always runs.
  */
-export const onceInTheSuite = {
-  skip:
-    process.env.TEST_ONCE_IN === undefined ||
-    process.env.TEST_ONCE_IN === (onPostgres ? 'postgres' : 'pglite')
-      ? false
-      : `runs once, in the ${process.env.TEST_ONCE_IN === 'postgres' ? 'PostgreSQL' : 'PGlite'} half`,
-};
+export const onceInTheSuite = { skip: process.env.TEST_ONCE_SKIP || false };
 
 export interface TestDatabase {
   /** The DATABASE_URL to give the service. */

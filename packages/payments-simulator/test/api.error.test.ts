@@ -4,9 +4,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import type { PaymentsSimulator } from '../src/index.ts';
-import { databaseLabel, openTestDb, sdk, startSimulator, type TestDb } from './harness.ts';
+import {
+  databaseLabel,
+  openTestDb,
+  sdk,
+  startSimulator,
+  type TestDb,
+  onceInTheSuite,
+} from './harness.ts';
 
-describe(`simulator API errors (${databaseLabel})`, () => {
+describe(`simulator API errors (${databaseLabel})`, onceInTheSuite, () => {
   let database: TestDb;
   let simulator: PaymentsSimulator;
   let stripe: Stripe;

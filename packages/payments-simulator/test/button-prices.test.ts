@@ -4,9 +4,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import { databaseLabel, noticeAt, pay, startStack, type SimulatorStack } from './harness.ts';
+import {
+  databaseLabel,
+  noticeAt,
+  pay,
+  startStack,
+  type SimulatorStack,
+  onceInTheSuite,
+} from './harness.ts';
 
-describe(`portal buttons say the price their notice reports (${databaseLabel})`, () => {
+const SUITE = `portal buttons say the price their notice reports (${databaseLabel})`;
+
+describe(SUITE, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

@@ -17,9 +17,10 @@ import {
   startStack,
   type Receiver,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`hosted checkout page (${databaseLabel})`, () => {
+describe(`hosted checkout page (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   let simulator: PaymentsSimulator;
   let receiver: Receiver;

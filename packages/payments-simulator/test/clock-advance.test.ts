@@ -10,9 +10,10 @@ import {
   pay,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`a customer's clock moved ahead (${databaseLabel})`, () => {
+describe(`a customer's clock moved ahead (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

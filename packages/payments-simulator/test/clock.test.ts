@@ -15,9 +15,10 @@ import {
   startStack,
   sdk,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`one clock (${databaseLabel})`, () => {
+describe(`one clock (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

@@ -12,9 +12,10 @@ import {
   pay,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`simulator dashboard (${databaseLabel})`, () => {
+describe(`simulator dashboard (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

@@ -20,6 +20,7 @@ import {
   startSimulator,
   type Receiver,
   type TestDb,
+  onceInTheSuite,
 } from './harness.ts';
 
 const undelivered = async (stripe: Stripe) =>
@@ -37,7 +38,7 @@ async function undeliveredAfterAnswers(stripe: Stripe): Promise<string[]> {
   }
 }
 
-describe(`webhook delivery (${databaseLabel})`, () => {
+describe(`webhook delivery (${databaseLabel})`, onceInTheSuite, () => {
   let database: TestDb;
   let receiver: Receiver;
   let target: string | null = null;
@@ -139,7 +140,7 @@ describe(`webhook delivery (${databaseLabel})`, () => {
   });
 });
 
-describe(`webhook delivery timeout (${databaseLabel})`, () => {
+describe(`webhook delivery timeout (${databaseLabel})`, onceInTheSuite, () => {
   test('an endpoint that does not answer in time counts as a failed attempt and is retried', async () => {
     const database = await openTestDb();
     const hanging = createServer(() => {}); // reads the request, never answers

@@ -13,10 +13,11 @@ import {
   pay,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 import { markerDelivered } from './marker.ts';
 
-describe(`drift: changes whose events are lost (${databaseLabel})`, () => {
+describe(`drift: changes whose events are lost (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

@@ -11,6 +11,7 @@ import {
   PRICES_BY_MONTH_AND_YEAR,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
 const unescape = (text: string) => text.replace(/&amp;/g, '&').replace(/&#39;/g, "'");
@@ -23,7 +24,7 @@ function invoiceRows(page: string): string[][] {
   );
 }
 
-describe(`an invoice with a promotion code, in lines (${databaseLabel})`, () => {
+describe(`an invoice with a promotion code, in lines (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack({ prices: PRICES_BY_MONTH_AND_YEAR });

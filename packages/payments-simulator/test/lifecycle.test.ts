@@ -13,9 +13,10 @@ import {
   startStack,
   type Receiver,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`subscription lifecycle (${databaseLabel})`, () => {
+describe(`subscription lifecycle (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   let simulator: PaymentsSimulator;
   let receiver: Receiver;

@@ -12,9 +12,10 @@ import {
   PRICES_BY_MONTH_AND_YEAR,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`the next invoice with a scheduled change (${databaseLabel})`, () => {
+describe(`the next invoice with a scheduled change (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack({ prices: PRICES_BY_MONTH_AND_YEAR });

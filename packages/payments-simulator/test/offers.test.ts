@@ -13,9 +13,12 @@ import {
   pay,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`promotion codes, tax and scheduled cancellations (${databaseLabel})`, () => {
+const SUITE = `promotion codes, tax and scheduled cancellations (${databaseLabel})`;
+
+describe(SUITE, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

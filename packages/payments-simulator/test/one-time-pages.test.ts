@@ -8,10 +8,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
-import { databaseLabel, noticeAt, pay, startStack, type SimulatorStack } from './harness.ts';
+import {
+  databaseLabel,
+  noticeAt,
+  pay,
+  startStack,
+  type SimulatorStack,
+  onceInTheSuite,
+} from './harness.ts';
 import { decide, PACKS, packCheckout } from './credit-packs.ts';
 
-describe(`one-time payments on the pages (${databaseLabel})`, () => {
+describe(`one-time payments on the pages (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack({ oneTimePrices: PACKS });
@@ -167,7 +174,7 @@ describe(`one-time payments on the pages (${databaseLabel})`, () => {
 
 type WithObject = Extract<Stripe.V2.Core.EventNotification, { related_object: unknown }>;
 
-describe(`one-time payments as thin events (${databaseLabel})`, () => {
+describe(`one-time payments as thin events (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   const bodies: { body: string; signature: string }[] = [];
   let close: () => Promise<void>;

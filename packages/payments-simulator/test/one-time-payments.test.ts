@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type Stripe from 'stripe';
 import { decide, PACKS, packCheckout } from './credit-packs.ts';
-import { databaseLabel, pay, startStack, type SimulatorStack } from './harness.ts';
+import { databaseLabel, pay, startStack, type SimulatorStack, onceInTheSuite } from './harness.ts';
 
-describe(`one-time prices (${databaseLabel})`, () => {
+describe(`one-time prices (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack({ oneTimePrices: PACKS });

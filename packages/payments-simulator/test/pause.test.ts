@@ -15,9 +15,10 @@ import {
   startStack,
   type Receiver,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
-describe(`pause and resume (${databaseLabel})`, () => {
+describe(`pause and resume (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   let simulator: PaymentsSimulator;
   let receiver: Receiver;

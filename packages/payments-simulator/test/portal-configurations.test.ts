@@ -16,6 +16,7 @@ import {
   PRICES_BY_MONTH_AND_YEAR,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 import { markerDelivered } from './marker.ts';
 
@@ -45,7 +46,7 @@ const EVERY_PRICE = [
   { product: 'prod_sim_team', prices: ['price_sim_team', 'price_sim_team_year'] },
 ];
 
-describe(`billing portal configurations (${databaseLabel})`, () => {
+describe(`billing portal configurations (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack({ prices: PRICES_BY_MONTH_AND_YEAR });

@@ -15,12 +15,13 @@ import {
   startStack,
   type SimulatorStack,
   noticeAt,
+  onceInTheSuite,
 } from './harness.ts';
 import { markerDelivered } from './marker.ts';
 
 const RETURN_URL = 'https://app.example.test/billing';
 
-describe(`billing portal in the simulator (${databaseLabel})`, () => {
+describe(`billing portal in the simulator (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

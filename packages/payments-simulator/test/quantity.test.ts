@@ -7,12 +7,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
-import { control, databaseLabel, pay, startStack, type SimulatorStack } from './harness.ts';
+import {
+  control,
+  databaseLabel,
+  pay,
+  startStack,
+  type SimulatorStack,
+  onceInTheSuite,
+} from './harness.ts';
 import { markerDelivered } from './marker.ts';
 
 const TEAM = 4900; // price_sim_team, per seat and month
 
-describe(`subscription quantities (${databaseLabel})`, () => {
+describe(`subscription quantities (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

@@ -15,10 +15,11 @@ import {
   PRICES_BY_MONTH_AND_YEAR,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 import { markerDelivered } from './marker.ts';
 
-describe(`subscription schedules (${databaseLabel})`, () => {
+describe(`subscription schedules (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack({ prices: PRICES_BY_MONTH_AND_YEAR });

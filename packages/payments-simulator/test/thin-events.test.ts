@@ -18,6 +18,7 @@ import {
   sdk,
   startSimulator,
   type TestDb,
+  onceInTheSuite,
 } from './harness.ts';
 
 const THIN_SECRET = 'whsec_thin_destination';
@@ -53,7 +54,7 @@ async function startRawReceiver(): Promise<{
   };
 }
 
-describe(`thin events (${databaseLabel})`, () => {
+describe(`thin events (${databaseLabel})`, onceInTheSuite, () => {
   let database: TestDb;
   let receiver: Awaited<ReturnType<typeof startRawReceiver>>;
   let simulator: PaymentsSimulator;

@@ -14,11 +14,12 @@ import {
   pay,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
 const DAY = 86_400;
 
-describe(`trials (${databaseLabel})`, () => {
+describe(`trials (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

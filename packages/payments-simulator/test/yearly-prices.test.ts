@@ -16,13 +16,14 @@ import {
   PRICES_BY_MONTH_AND_YEAR,
   startStack,
   type SimulatorStack,
+  onceInTheSuite,
 } from './harness.ts';
 
 const DAY = 86_400;
 const daysOf = (item: Stripe.SubscriptionItem): number =>
   (item.current_period_end - item.current_period_start) / DAY;
 
-describe(`monthly and yearly prices (${databaseLabel})`, () => {
+describe(`monthly and yearly prices (${databaseLabel})`, onceInTheSuite, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack({ prices: PRICES_BY_MONTH_AND_YEAR });
