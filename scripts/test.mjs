@@ -85,7 +85,7 @@ function startThrowawayPostgres() {
 }
 
 const halves = (process.env.TEST_HALVES ?? 'pglite,postgres').split(',');
-// Where the files that need one database only run (onceInTheSuite, in test/helpers/database.ts and
+// Where the files that run in one half only run (onceInTheSuite, in test/helpers/database.ts and
 // the simulator's test harness): the PostgreSQL half when there will be one in this run, else the
 // PGlite half. TEST_ONCE_SKIP is their reason to skip in the other.
 const throwaway =

@@ -17,10 +17,9 @@ import {
   startStack,
   type Receiver,
   type SimulatorStack,
-  onceInTheSuite,
 } from './harness.ts';
 
-describe(`hosted checkout page (${databaseLabel})`, onceInTheSuite, () => {
+describe(`hosted checkout page (${databaseLabel})`, () => {
   let stack: SimulatorStack;
   let simulator: PaymentsSimulator;
   let receiver: Receiver;

@@ -15,10 +15,9 @@ import {
   startStack,
   sdk,
   type SimulatorStack,
-  onceInTheSuite,
 } from './harness.ts';
 
-describe(`one clock (${databaseLabel})`, onceInTheSuite, () => {
+describe(`one clock (${databaseLabel})`, () => {
   let stack: SimulatorStack;
   before(async () => {
     stack = await startStack();

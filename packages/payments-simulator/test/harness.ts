@@ -20,8 +20,9 @@ export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 export const databaseLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
 /**
  * For a file whose subject is what the simulator answers, not how it keeps it: npm test runs it in
- * one half only (the service's scripts/test.mjs says which, in TEST_ONCE_SKIP); restart.test.ts,
- * standalone.test.ts and api.happy.test.ts keep the store on both. Run alone, it always runs.
+ * one half only (the service's scripts/test.mjs says which, in TEST_ONCE_SKIP). Files about its
+ * store (restarts, concurrent requests, the command) run on both databases; the browser files on
+ * PGlite only. Run alone, it always runs.
  */
 export const onceInTheSuite = { skip: process.env.TEST_ONCE_SKIP || false };
 
