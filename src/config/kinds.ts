@@ -1,5 +1,6 @@
 // The kinds of value a variable holds, as TypeBox schemas that carry the sentence a bad value is
 // told (`problem`) and the rules it keeps with other variables (rules.ts reads them).
+import { urlToHttpOptions } from 'node:url';
 import Type, { type TSchema } from 'typebox';
 
 /** Our keywords beside JSON Schema's; a variable's name where a rule names another. */
@@ -118,7 +119,7 @@ export function fromText(schema: VariableSchema, value: string): unknown {
 }
 
 /** A URL's host name without the brackets of an IPv6 address. */
-export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
+export const hostOf = (url: URL): string => urlToHttpOptions(url).hostname!;
 
 /** A host only this machine reaches. */
 export const isLoopback = (host: string): boolean =>
