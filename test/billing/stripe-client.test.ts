@@ -2,21 +2,18 @@
 // in brackets, and a socket wants it without (the SDK was given `[::1]` and found no such host).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  openDatabase,
-  startPaymentsSimulator,
-  type OwnDatabase,
-  type PaymentsSimulator,
-} from '@billing/payments-simulator';
+import { startPaymentsSimulator, type PaymentsSimulator } from '@billing/payments-simulator';
+import { openPglite } from '../../src/adapters/database/pglite.ts';
+import type { Database } from '../../src/adapters/database/sql-client.ts';
 import { createStripeClient } from '../../src/adapters/payments/stripe-client.ts';
 import { SIMULATOR_API_KEY, SIMULATOR_WEBHOOK_SECRET } from '../../src/config.ts';
 import { onceInTheSuite } from '../helpers/database.ts';
 
 describe('PAYMENTS_API_BASE at an IPv6 address', onceInTheSuite, () => {
-  let db: OwnDatabase;
+  let db: Database;
   let simulator: PaymentsSimulator;
   before(async () => {
-    db = await openDatabase('memory://');
+    db = await openPglite();
     simulator = await startPaymentsSimulator({
       db,
       host: '::1',
